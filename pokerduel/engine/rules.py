@@ -1,0 +1,258 @@
+"""Betting rules of ACPC ``holdem.nolimit.2p.reverse_blinds``: a numba state machine and a checked Python API.
+
+Position 0 posts the big blind (100) and position 1 the small blind (50) and is the button; position 1
+acts first preflop and position 0 first on the flop, turn and river. Stacks are 20,000 and reset every
+hand. Raises are "raise to" totals for the whole hand; the minimum raise increment is the largest
+increment so far in the round and at least the big blind; a raise beyond the stack is only legal as
+all-in, and an all-in below the minimum is allowed. Folding is illegal when checking is free. No raise
+is legal once 63 actions were made in a round (ACPC ``MAX_NUM_ACTIONS = 64``). The semantics follow the
+ACPC server's ``game.c``; see ``docs/architecture.md`` and ``../shared/notes/acpc-engine.md``.
+
+The state is a small int64 array (fields ``S_*``) so numba kernels keep it without allocating.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+STACK = 20_000
+BIG_BLIND = 100
+SMALL_BLIND = 50
+N_ROUNDS = 4
+MAX_ACTIONS_PER_ROUND = 64  # ACPC MAX_NUM_ACTIONS; heads-up no raise once 63 actions were made
+MAX_ACTIONS_PER_HAND = N_ROUNDS * MAX_ACTIONS_PER_ROUND
+BOARD_CARDS_SEEN = (0, 3, 4, 5)  # board cards visible in each round
+
+FOLD, CALL, RAISE = 0, 1, 2
+ACTION_NAMES = ("fold", "call", "raise")
+
+# State fields.
+S_ROUND, S_ACTOR, S_SPENT0, S_SPENT1, S_MAX_SPENT, S_MIN_RAISE_TO, S_ROUND_ACTIONS, S_FOLDED, S_FINISHED, S_ACTIONS = range(10)
+STATE_SIZE = 10
+
+# Status codes returned by ``apply_action``.
+OK, ERR_FINISHED, ERR_FOLD, ERR_NO_RAISE, ERR_RAISE_SIZE, ERR_ACTION = range(6)
+
+
+@numba.njit(cache=True)
+def new_hand(st):
+    """Reset ``st`` to the start of a hand: blinds posted, the button (position 1) to act."""
+    st[S_ROUND] = 0
+    st[S_ACTOR] = 1
+    st[S_SPENT0] = BIG_BLIND
+    st[S_SPENT1] = SMALL_BLIND
+    st[S_MAX_SPENT] = BIG_BLIND
+    st[S_MIN_RAISE_TO] = 2 * BIG_BLIND
+    st[S_ROUND_ACTIONS] = 0
+    st[S_FOLDED] = -1
+    st[S_FINISHED] = 0
+    st[S_ACTIONS] = 0
+
+
+@numba.njit(cache=True, inline="always")
+def to_call(st, pos):
+    """Chips position ``pos`` must add to call."""
+    return st[S_MAX_SPENT] - st[S_SPENT0 + pos]
+
+
+@numba.njit(cache=True, inline="always")
+def pot(st):
+    """Chips both players have put in so far."""
+    return st[S_SPENT0] + st[S_SPENT1]
+
+
+@numba.njit(cache=True)
+def raise_range(st):
+    """``(min_to, max_to)`` for the player to act, or ``(-1, -1)`` when no raise is legal."""
+    if st[S_FINISHED]:
+        return -1, -1
+    actor = st[S_ACTOR]
+    if st[S_ROUND_ACTIONS] + 2 > MAX_ACTIONS_PER_ROUND:
+        return -1, -1
+    if st[S_SPENT0 + 1 - actor] >= STACK or st[S_SPENT0 + actor] >= STACK:
+        return -1, -1
+    lo = st[S_MIN_RAISE_TO]
+    if lo > STACK:
+        if st[S_MAX_SPENT] >= STACK:
+            return -1, -1
+        lo = STACK
+    return lo, STACK
+
+
+@numba.njit(cache=True, inline="always")
+def can_fold(st):
+    """Folding is legal only when there is something to call."""
+    return st[S_FINISHED] == 0 and to_call(st, st[S_ACTOR]) > 0
+
+
+@numba.njit(cache=True)
+def apply_action(st, action, amount):
+    """Apply ``action`` (FOLD, CALL or RAISE to ``amount``) for the player to act; return a status code."""
+    if st[S_FINISHED]:
+        return ERR_FINISHED
+    actor = st[S_ACTOR]
+    if action == FOLD:
+        if to_call(st, actor) <= 0:
+            return ERR_FOLD
+        st[S_FOLDED] = actor
+        st[S_FINISHED] = 1
+        st[S_ROUND_ACTIONS] += 1
+        st[S_ACTIONS] += 1
+        return OK
+    if action == CALL:
+        st[S_SPENT0 + actor] = st[S_MAX_SPENT]
+        first = st[S_ROUND_ACTIONS] == 0
+        st[S_ROUND_ACTIONS] += 1
+        st[S_ACTIONS] += 1
+        if first:
+            st[S_ACTOR] = 1 - actor
+            return OK
+        if st[S_MAX_SPENT] >= STACK or st[S_ROUND] == N_ROUNDS - 1:
+            st[S_ROUND] = N_ROUNDS - 1  # all-in: the whole board is dealt
+            st[S_FINISHED] = 1
+            return OK
+        st[S_ROUND] += 1
+        st[S_ACTOR] = 0
+        st[S_ROUND_ACTIONS] = 0
+        st[S_MIN_RAISE_TO] = st[S_MAX_SPENT] + BIG_BLIND
+        return OK
+    if action == RAISE:
+        lo, hi = raise_range(st)
+        if lo < 0:
+            return ERR_NO_RAISE
+        if amount < lo or amount > hi:
+            return ERR_RAISE_SIZE
+        old = st[S_MAX_SPENT]
+        if 2 * amount - old > st[S_MIN_RAISE_TO]:
+            st[S_MIN_RAISE_TO] = 2 * amount - old
+        st[S_MAX_SPENT] = amount
+        st[S_SPENT0 + actor] = amount
+        st[S_ROUND_ACTIONS] += 1
+        st[S_ACTIONS] += 1
+        st[S_ACTOR] = 1 - actor
+        return OK
+    return ERR_ACTION
+
+
+@numba.njit(cache=True)
+def payoff0(st, value0, value1):
+    """Chips won by position 0 in a finished hand, given both players' seven-card values."""
+    if st[S_FOLDED] == 0:
+        return -st[S_SPENT0]
+    if st[S_FOLDED] == 1:
+        return st[S_SPENT1]
+    if value0 > value1:
+        return st[S_SPENT1]
+    if value0 < value1:
+        return -st[S_SPENT0]
+    return 0
+
+
+@numba.njit(cache=True)
+def clamp_action(st, action, amount):
+    """The ACPC dealer's repair of an action: raise sizes clamped to range, anything else illegal becomes a call."""
+    if action == RAISE:
+        lo, hi = raise_range(st)
+        if lo < 0:
+            return CALL, 0
+        return RAISE, min(max(amount, lo), hi)
+    if action == FOLD and not can_fold(st):
+        return CALL, 0
+    if action != FOLD and action != CALL:
+        return CALL, 0
+    return action, 0
+
+
+@dataclass(frozen=True)
+class LegalActions:
+    """What the player to act may do: fold, call (always), and raise to ``min_raise_to..max_raise_to``."""
+
+    can_fold: bool
+    can_raise: bool
+    min_raise_to: int
+    max_raise_to: int
+    to_call: int
+
+    def describe(self) -> str:
+        parts = (["fold"] if self.can_fold else []) + ["check" if self.to_call == 0 else f"call {self.to_call}"]
+        if self.can_raise:
+            parts.append(f"raise to {self.min_raise_to}..{self.max_raise_to}")
+        return ", ".join(parts)
+
+
+class HandState:
+    """The betting of one hand with checked actions; the Python face of the numba state machine.
+
+    >>> h = HandState()
+    >>> h.raise_to(300); h.call(); h.actor
+    0
+    >>> h.acpc_betting()
+    'r300c/'
+    """
+
+    def __init__(self):
+        self.st = np.zeros(STATE_SIZE, dtype=np.int64)
+        new_hand(self.st)
+        self.actions: list[tuple[int, int, int, int]] = []  # (round, actor, action, raise-to or 0)
+
+    round = property(lambda self: int(self.st[S_ROUND]), doc="Betting round 0..3 (preflop..river).")
+    actor = property(lambda self: None if self.finished else int(self.st[S_ACTOR]), doc="Position to act.")
+    finished = property(lambda self: bool(self.st[S_FINISHED]))
+    folded = property(lambda self: None if self.st[S_FOLDED] < 0 else int(self.st[S_FOLDED]))
+    spent = property(lambda self: (int(self.st[S_SPENT0]), int(self.st[S_SPENT1])), doc="Chips in per position.")
+
+    @property
+    def showdown(self) -> bool:
+        return self.finished and self.folded is None
+
+    def legal_actions(self) -> LegalActions:
+        if self.finished:
+            raise ValueError("the hand is over: no action is legal")
+        lo, hi = raise_range(self.st)
+        return LegalActions(bool(can_fold(self.st)), lo >= 0, int(lo), int(hi), int(to_call(self.st, self.st[S_ACTOR])))
+
+    def _apply(self, action: int, amount: int) -> None:
+        if self.finished:
+            raise ValueError("the hand is over: no action is legal")
+        legal = self.legal_actions()
+        rnd, actor = self.round, self.actor
+        status = apply_action(self.st, action, amount)
+        if status == ERR_FOLD:
+            raise ValueError(f"folding is illegal when checking is free; legal: {legal.describe()}")
+        if status == ERR_NO_RAISE:
+            raise ValueError(f"no raise is legal here; legal: {legal.describe()}")
+        if status == ERR_RAISE_SIZE:
+            raise ValueError(f"raise to {amount} is out of range; legal: {legal.describe()}")
+        if status != OK:
+            raise ValueError(f"unknown action code {action}; legal: {legal.describe()}")
+        self.actions.append((rnd, actor, action, amount if action == RAISE else 0))
+
+    def fold(self) -> None:
+        self._apply(FOLD, 0)
+
+    def call(self) -> None:
+        """Check or call."""
+        self._apply(CALL, 0)
+
+    def raise_to(self, amount: int) -> None:
+        """Raise (or bet) so that this player's total for the hand is ``amount``."""
+        if not isinstance(amount, (int, np.integer)):
+            raise ValueError(f"raise_to takes a whole number of chips, got {amount!r}")
+        self._apply(RAISE, int(amount))
+
+    def payoffs(self, value0: int = 0, value1: int = 0) -> tuple[int, int]:
+        """Chips won per position; showdowns need both players' evaluator values."""
+        if not self.finished:
+            raise ValueError("the hand is not over yet")
+        p0 = int(payoff0(self.st, value0, value1))
+        return p0, -p0
+
+    def acpc_betting(self) -> str:
+        """The ACPC betting string, e.g. ``r300c/cr600f``."""
+        rounds = [""] * N_ROUNDS
+        for rnd, _, action, amount in self.actions:
+            rounds[rnd] += "f" if action == FOLD else "c" if action == CALL else f"r{amount}"
+        return "/".join(rounds[: self.round + 1])

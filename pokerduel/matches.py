@@ -1,0 +1,208 @@
+"""Duplicate matches in nopython mode: one score sample per deal, the deal played twice with seats swapped.
+
+Half 0 of a deal seats player A at position 0 (big blind), half 1 at position 1 (button); both halves
+use the same nine cards per position. Each player keeps one memory bank per half, reset when the match
+starts, so playing deal by deal is the same as the paper's protocol of playing all of half 0, clearing
+memories and playing all of half 1. A **score sample** is A's chips won over the two hands of a deal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numba
+import numpy as np
+
+from .engine.decks import N_DEAL_CARDS, deal_cards, seed_keys, stream_key
+from .engine.evaluator import eval7
+from .engine.rules import (
+    BIG_BLIND, CALL, FOLD, MAX_ACTIONS_PER_HAND, RAISE, S_ACTIONS, S_ACTOR, S_FINISHED, S_ROUND,
+    STATE_SIZE, apply_action, can_fold, clamp_action, new_hand, payoff0, raise_range,
+)
+from .players import policy
+from .players.base import Player, make_player
+from .players.hand_strength import DEFAULT_SAMPLES
+
+
+@numba.njit(cache=True)
+def _is_legal(st, action, amount):
+    if action == CALL:
+        return True
+    if action == FOLD:
+        return can_fold(st)
+    if action == RAISE:
+        lo, hi = raise_range(st)
+        return lo >= 0 and lo <= amount <= hi
+    return False
+
+
+@numba.njit(cache=True)
+def _play_hand(half, kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b, fmem_b,
+               st, cards, hist, hs, hs_key, hs_samples, rng_a, rng_b):
+    """Play one hand with A at position ``half``; return the number of repaired (invalid) actions."""
+    new_hand(st)
+    invalid = 0
+    while not st[S_FINISHED]:
+        actor = st[S_ACTOR]
+        if actor == half:
+            action, amount = policy.act(kind_a, params_a, imem_a, fmem_a, actor, st, cards, hist, hs, hs_key,
+                                        hs_samples, rng_a)
+        else:
+            action, amount = policy.act(kind_b, params_b, imem_b, fmem_b, actor, st, cards, hist, hs, hs_key,
+                                        hs_samples, rng_b)
+        if not _is_legal(st, action, amount):
+            action, amount = clamp_action(st, action, amount)
+            invalid += 1
+        n = st[S_ACTIONS]
+        hist[n, 0] = st[S_ROUND]
+        hist[n, 1] = actor
+        hist[n, 2] = action
+        hist[n, 3] = amount if action == RAISE else 0
+        apply_action(st, action, amount)
+    return invalid
+
+
+@numba.njit(cache=True)
+def duplicate_kernel(kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b, fmem_b,
+                     deck_key, rng_key, hs_samples, first_deal, n_deals,
+                     hand_payoffs, record, rec_cards, rec_hist, rec_nact):
+    """Play deals ``first_deal..first_deal+n_deals-1``; fill ``hand_payoffs[d, half]`` (A's chips).
+
+    With ``record`` it also stores each deal's cards and each hand's actions. Returns the number of
+    actions the dealer had to repair (zero for correct players).
+    """
+    st = np.zeros(STATE_SIZE, dtype=np.int64)
+    cards = np.zeros(N_DEAL_CARDS, dtype=np.int64)
+    hist = np.zeros((MAX_ACTIONS_PER_HAND, 4), dtype=np.int64)
+    hs = np.empty((2, 4), dtype=np.float64)
+    rng_a = np.zeros(1, dtype=np.uint64)
+    rng_b = np.zeros(1, dtype=np.uint64)
+    invalid = 0
+    for d in range(n_deals):
+        deal = first_deal + d
+        deal_cards(deck_key, deal, cards)
+        v0 = eval7(cards[0], cards[1], cards[4], cards[5], cards[6], cards[7], cards[8])
+        v1 = eval7(cards[2], cards[3], cards[4], cards[5], cards[6], cards[7], cards[8])
+        hs[:] = -1.0
+        hs_key = stream_key(rng_key, deal, 1)
+        for half in range(2):
+            rng_a[0] = stream_key(rng_key, deal, 2 + 2 * half)
+            rng_b[0] = stream_key(rng_key, deal, 3 + 2 * half)
+            invalid += _play_hand(half, kind_a, params_a, imem_a[half], fmem_a[half],
+                                  kind_b, params_b, imem_b[half], fmem_b[half],
+                                  st, cards, hist, hs, hs_key, hs_samples, rng_a, rng_b)
+            p0 = payoff0(st, v0, v1)
+            pa = p0 if half == 0 else -p0
+            policy.observe(kind_a, params_a, imem_a[half], fmem_a[half], half, st, cards, hist, pa)
+            policy.observe(kind_b, params_b, imem_b[half], fmem_b[half], 1 - half, st, cards, hist, -pa)
+            hand_payoffs[d, half] = pa
+            if record:
+                n = st[S_ACTIONS]
+                rec_nact[d, half] = n
+                rec_hist[d, half, :n] = hist[:n]
+        if record:
+            rec_cards[d] = cards
+    return invalid
+
+
+@numba.njit(cache=True)
+def reset_memory(kind, params, imem, fmem):
+    for half in range(2):
+        policy.reset(kind, params, imem[half], fmem[half])
+
+
+@dataclass(frozen=True)
+class HandRecord:
+    """One played hand: the deal's cards (hole 0, hole 1, board), actions, and chips won per position."""
+
+    deal: int
+    half: int  # A sat at position ``half``
+    cards: np.ndarray
+    actions: list  # (round, actor position, action code, raise-to or 0)
+    payoffs: tuple[int, int]
+    names: tuple[str, str]  # player names by position
+
+
+@dataclass
+class DuplicateResult:
+    """Per-deal score samples of A against B, in chips; each deal is two hands."""
+
+    names: tuple[str, str]
+    seed: int
+    first_deal: int
+    hand_payoffs: np.ndarray  # (n_deals, 2): A's chips in each half
+    invalid_actions: int = 0
+    records: list = field(default_factory=list)
+
+    @property
+    def samples(self) -> np.ndarray:
+        """A's chips over the two mirrored hands of each deal (the score samples)."""
+        return self.hand_payoffs.sum(axis=1)
+
+    @property
+    def n_hands(self) -> int:
+        return 2 * len(self.hand_payoffs)
+
+    def mbb_per_hand(self) -> tuple[float, float]:
+        """A's mean result in milli-big-blinds per hand and the half-width of its 95% confidence interval.
+
+        The interval uses the per-deal samples, which are independent; the two hands of a deal are not.
+        """
+        s = self.samples.astype(np.float64) / 2 / BIG_BLIND * 1000
+        n = len(s)
+        half = 1.96 * s.std(ddof=1) / np.sqrt(n) if n > 1 else float("nan")
+        return float(s.mean()), float(half)
+
+
+def play_duplicate(a, b, n_deals: int, seed: int = 0, *, first_deal: int = 0,
+                   hs_samples: int = DEFAULT_SAMPLES, records: bool = False, memory=None,
+                   progress: Callable[[int], None] | None = None, chunk: int = 4096) -> DuplicateResult:
+    """Play ``n_deals`` duplicate deals of player ``a`` against ``b``; return the per-deal score samples.
+
+    Decks come from the deck stream of ``seed`` alone, so every pair of players given the same seed
+    sees the same decks (common random numbers). ``memory`` continues a match: pass the
+    ``(imem_a, fmem_a, imem_b, fmem_b)`` of an earlier call (they are updated in place); by default
+    both players start fresh. ``progress(n)`` is called after each chunk of ``n`` deals.
+    """
+    a, b = make_player(a), make_player(b)
+    if not isinstance(n_deals, (int, np.integer)) or n_deals < 1:
+        raise ValueError(f"n_deals must be a positive integer, got {n_deals!r}")
+    if not isinstance(first_deal, (int, np.integer)) or first_deal < 0:
+        raise ValueError(f"first_deal must be a non-negative integer, got {first_deal!r}")
+    if hs_samples < 1:
+        raise ValueError(f"hs_samples must be at least 1, got {hs_samples}")
+    deck_key, rng_key = seed_keys(seed, 2)
+    if memory is None:
+        memory = (*a.new_memory(), *b.new_memory())
+        reset_memory(a.kind, a.params, memory[0], memory[1])
+        reset_memory(b.kind, b.params, memory[2], memory[3])
+    imem_a, fmem_a, imem_b, fmem_b = memory
+    hand_payoffs = np.zeros((n_deals, 2), dtype=np.int64)
+    step = min(chunk, n_deals)
+    rec_cards = np.zeros((step if records else 0, N_DEAL_CARDS), dtype=np.int64)
+    rec_hist = np.zeros((step if records else 0, 2, MAX_ACTIONS_PER_HAND, 4), dtype=np.int64)
+    rec_nact = np.zeros((step if records else 0, 2), dtype=np.int64)
+    result = DuplicateResult((a.name, b.name), seed, first_deal, hand_payoffs)
+    done = 0
+    while done < n_deals:
+        m = min(step, n_deals - done)
+        result.invalid_actions += duplicate_kernel(
+            a.kind, a.params, imem_a, fmem_a, b.kind, b.params, imem_b, fmem_b,
+            deck_key, rng_key, hs_samples, first_deal + done, m,
+            hand_payoffs[done:done + m], records, rec_cards, rec_hist, rec_nact,
+        )
+        if records:
+            for d in range(m):
+                for half in range(2):
+                    pa = int(hand_payoffs[done + d, half])
+                    acts = [tuple(int(x) for x in row) for row in rec_hist[d, half, : rec_nact[d, half]]]
+                    result.records.append(HandRecord(
+                        deal=first_deal + done + d, half=half, cards=rec_cards[d].copy(), actions=acts,
+                        payoffs=(pa, -pa) if half == 0 else (-pa, pa),
+                        names=(a.name, b.name) if half == 0 else (b.name, a.name),
+                    ))
+        done += m
+        if progress is not None:
+            progress(m)
+    return result

@@ -1,0 +1,62 @@
+"""Numba dispatch from a player's kind code to its kernels: ``act``, ``reset`` and ``observe``."""
+
+from __future__ import annotations
+
+import numba
+
+from ..engine.decks import stream_key
+from ..engine.rules import S_ROUND
+from .base import CALLING_MACHINE, CANDID_STATISTICIAN, HOTHEAD_MANIAC, RANDOM, SCARED_LIMPER
+from .bots import (
+    calling_machine_act, candid_statistician_act, hothead_maniac_act, random_act, scared_limper_act,
+)
+from .hand_strength import hand_strength_kernel
+
+
+@numba.njit(cache=True)
+def cached_strength(hs, hs_key, hs_samples, cards, pos, rnd):
+    """Hand strength of position ``pos`` in round ``rnd``, computed once per deal (``hs`` < 0 means unset)."""
+    if hs[pos, rnd] < 0.0:
+        n_board = 0 if rnd == 0 else rnd + 2
+        hs[pos, rnd] = hand_strength_kernel(
+            cards[2 * pos], cards[2 * pos + 1], cards[4:9], n_board, hs_samples, stream_key(hs_key, pos, rnd)
+        )
+    return hs[pos, rnd]
+
+
+@numba.njit(cache=True)
+def act(kind, params, imem, fmem, pos, st, cards, hist, hs, hs_key, hs_samples, rng):
+    """The action ``(code, raise_to)`` of a player of ``kind`` at position ``pos``.
+
+    ``cards`` holds both players' hole cards and the whole board (deal order); a kernel reads only its
+    own hole cards and the board cards of the current round. ``hist[i] = (round, actor, action, amount)``
+    for the ``st[S_ACTIONS]`` actions so far.
+    """
+    if kind == RANDOM:
+        return random_act(st, pos, rng)
+    if kind == CALLING_MACHINE:
+        return calling_machine_act(st, pos)
+    if kind == HOTHEAD_MANIAC:
+        return hothead_maniac_act(st, pos, params[0], params[1])
+    strength = cached_strength(hs, hs_key, hs_samples, cards, pos, st[S_ROUND])
+    if kind == SCARED_LIMPER:
+        return scared_limper_act(st, pos, strength, params[0])
+    if kind == CANDID_STATISTICIAN:
+        return candid_statistician_act(st, pos, strength, params[0])
+    return -1, 0  # unknown kind: the match loop counts it as an invalid action
+
+
+@numba.njit(cache=True)
+def reset(kind, params, imem, fmem):
+    """Clear a player's memory for a new opponent (or a new half of a duplicate match)."""
+    imem[:] = 0
+    fmem[:] = 0.0
+
+
+@numba.njit(cache=True)
+def observe(kind, params, imem, fmem, pos, st, cards, hist, payoff):
+    """End-of-hand update of a player's memory (the rule bots keep none).
+
+    Opponent hole cards may be read only when the hand went to showdown (``st[S_FOLDED] < 0``).
+    """
+    return

@@ -1,0 +1,147 @@
+"""ACPC betting rules: hand-written cases from game.c semantics and a differential test against pokerkit."""
+
+import numpy as np
+import pytest
+
+from pokerduel.engine.decks import deal_decks
+from pokerduel.engine.evaluator import eval7
+from pokerduel.engine.rules import STACK, HandState
+
+
+def play(betting: str) -> HandState:
+    """Replay an ACPC betting string such as ``r300c/cr600f``."""
+    h = HandState()
+    i = 0
+    while i < len(betting):
+        ch = betting[i]
+        if ch == "/":
+            i += 1
+            continue
+        if ch == "f":
+            h.fold()
+        elif ch == "c":
+            h.call()
+        elif ch == "r":
+            j = i + 1
+            while j < len(betting) and betting[j].isdigit():
+                j += 1
+            h.raise_to(int(betting[i + 1 : j]))
+            i = j
+            continue
+        i += 1
+    return h
+
+
+def test_blinds_and_order():
+    h = HandState()
+    assert h.spent == (100, 50) and h.actor == 1 and h.round == 0
+    la = h.legal_actions()
+    assert la.can_fold and la.to_call == 50 and (la.min_raise_to, la.max_raise_to) == (200, STACK)
+    h.call()  # limp: the round stays open for the big blind
+    assert h.actor == 0 and h.round == 0 and not h.legal_actions().can_fold
+    h.call()
+    assert h.round == 1 and h.actor == 0  # position 0 acts first after the flop
+    assert h.legal_actions().min_raise_to == 200  # first bet of a street is at least one big blind
+
+
+def test_min_raise_is_largest_increment_in_round():
+    h = play("r300")  # increment 200
+    assert h.legal_actions().min_raise_to == 500
+    h.raise_to(1000)  # increment 700
+    assert h.legal_actions().min_raise_to == 1700
+    h = play("r300c/r400")  # flop bet of 100 over 300... increment 100 = one big blind
+    assert h.legal_actions().min_raise_to == 500
+
+
+def test_short_stack_raise_is_all_in_only_and_all_in_below_minimum_is_legal():
+    h = play("r12000")  # increment 11900: a full re-raise would need 23900 > stack
+    la = h.legal_actions()
+    assert (la.min_raise_to, la.max_raise_to) == (STACK, STACK)
+    h.raise_to(STACK)
+    la = h.legal_actions()
+    assert not la.can_raise and la.can_fold  # facing all-in: fold or call only
+    h.call()
+    assert h.finished and h.showdown and h.round == 3 and h.acpc_betting() == "r12000r20000c///"
+
+
+def test_fold_illegal_when_check_is_free_and_errors_name_legal_actions():
+    h = play("cc/")
+    with pytest.raises(ValueError, match="legal: check, raise to 200..20000"):
+        h.fold()
+    with pytest.raises(ValueError, match="out of range"):
+        h.raise_to(150)
+    with pytest.raises(ValueError, match="out of range"):
+        h.raise_to(20001)
+    h = play("r20000")
+    with pytest.raises(ValueError, match="no raise is legal"):
+        h.raise_to(20000)
+    h = play("f")
+    with pytest.raises(ValueError, match="hand is over"):
+        h.call()
+
+
+def test_63_action_cap_per_round():
+    h = HandState()
+    for k in range(63):
+        h.raise_to(200 + 100 * k)
+    assert h.spent[0] == 6300 or h.spent[1] == 6400
+    assert max(h.spent) == 6400
+    la = h.legal_actions()
+    assert not la.can_raise and la.can_fold
+    h.call()
+    assert h.round == 1 and h.legal_actions().can_raise  # the cap is per round
+
+
+def test_payoffs_fold_showdown_tie():
+    assert play("r300f").payoffs() == (-100, 100)  # the big blind folds to a raise
+    assert play("f").payoffs() == (50, -50)
+    h = play("r300c/cc/cc/cc")
+    assert h.payoffs(5, 3) == (300, -300) and h.payoffs(3, 5) == (-300, 300) and h.payoffs(4, 4) == (0, 0)
+    with pytest.raises(ValueError):
+        play("r300").payoffs()
+
+
+def _random_action(rng, legal):
+    u = rng.random()
+    if legal.can_fold and u < 0.15:
+        return 0, 0
+    if not legal.can_raise or u < 0.6:
+        return 1, 0
+    v = rng.random()
+    lo, hi = legal.min_raise_to, legal.max_raise_to
+    if v < 0.4:
+        return 2, lo
+    if v < 0.55:
+        return 2, hi
+    return 2, int(rng.integers(lo, min(hi, 3 * lo) + 1))  # up to three times the minimum
+
+
+@pytest.mark.slow
+def test_differential_against_pokerkit_on_random_legal_hands():
+    """At every decision pokerkit agrees on actor, fold legality and raise range; payoffs agree at the end."""
+    oracle = pytest.importorskip("tests.pokerkit_oracle")
+    rng = np.random.default_rng(11)
+    decks = deal_decks(2024, 1500)
+    n_showdowns = n_allin = 0
+    for cards in decks:
+        ours = HandState()
+        theirs = oracle.new_state(cards)
+        while not ours.finished:
+            oracle.deal_pending_board(theirs, cards)
+            legal = ours.legal_actions()
+            assert theirs.actor_index == ours.actor
+            assert theirs.can_fold() == legal.can_fold
+            expected = (legal.min_raise_to, legal.max_raise_to) if legal.can_raise else None
+            assert oracle.acpc_raise_range(theirs) == expected
+            action, amount = _random_action(rng, legal)
+            {0: ours.fold, 1: ours.call}.get(action, lambda: ours.raise_to(amount))()
+            oracle.apply(theirs, action, amount)
+        oracle.deal_pending_board(theirs, cards)
+        v0 = eval7(*cards[[0, 1, 4, 5, 6, 7, 8]])
+        v1 = eval7(*cards[[2, 3, 4, 5, 6, 7, 8]])
+        p = ours.payoffs(v0, v1)
+        assert p == tuple(theirs.payoffs)
+        assert p[0] + p[1] == 0 and abs(p[0]) <= STACK and max(ours.spent) <= STACK
+        n_showdowns += ours.showdown
+        n_allin += max(ours.spent) == STACK
+    assert n_showdowns > 200 and n_allin > 100  # the sample covers showdowns and all-ins
