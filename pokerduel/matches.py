@@ -12,46 +12,42 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numba
+
+from ._jit import kernel
 import numpy as np
 
-from .engine.decks import N_DEAL_CARDS, deal_cards, seed_keys, stream_key
+from .engine.decks import N_DEAL_CARDS, SALTS, deal_cards, seed_keys, stream_key
 from .engine.evaluator import eval7
 from .engine.rules import (
     BIG_BLIND, CALL, FOLD, MAX_ACTIONS_PER_HAND, RAISE, S_ACTIONS, S_ACTOR, S_FINISHED, S_ROUND,
-    STATE_SIZE, apply_action, can_fold, clamp_action, new_hand, payoff0, raise_range,
+    STATE_SIZE, apply_legal, clamp_action, new_hand, payoff0, raise_range, to_call,
 )
 from .players import policy
 from .players.base import Player, make_player
 from .players.hand_strength import DEFAULT_SAMPLES
 
 
-@numba.njit(cache=True)
-def _is_legal(st, action, amount):
-    if action == CALL:
-        return True
-    if action == FOLD:
-        return can_fold(st)
-    if action == RAISE:
-        lo, hi = raise_range(st)
-        return lo >= 0 and lo <= amount <= hi
-    return False
-
-
-@numba.njit(cache=True)
+@kernel(inline="always")
 def _play_hand(half, kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b, fmem_b,
                st, cards, hist, hs, hs_key, hs_samples, rng_a, rng_b):
-    """Play one hand with A at position ``half``; return the number of repaired (invalid) actions."""
+    """Play one hand with A at position ``half``; return the number of repaired (invalid) actions.
+
+    Memories are passed whole with the bank index ``half``: slicing them per hand costs reference counting.
+    """
     new_hand(st)
     invalid = 0
     while not st[S_FINISHED]:
         actor = st[S_ACTOR]
+        lo, hi = raise_range(st)
         if actor == half:
-            action, amount = policy.act(kind_a, params_a, imem_a, fmem_a, actor, st, cards, hist, hs, hs_key,
-                                        hs_samples, rng_a)
+            action, amount = policy.act(kind_a, params_a, imem_a, fmem_a, half, actor, st, lo, hi, cards, hist,
+                                        hs, hs_key, hs_samples, rng_a)
         else:
-            action, amount = policy.act(kind_b, params_b, imem_b, fmem_b, actor, st, cards, hist, hs, hs_key,
-                                        hs_samples, rng_b)
-        if not _is_legal(st, action, amount):
+            action, amount = policy.act(kind_b, params_b, imem_b, fmem_b, half, actor, st, lo, hi, cards, hist,
+                                        hs, hs_key, hs_samples, rng_b)
+        legal = (action == CALL) | ((action == FOLD) & (to_call(st, actor) > 0))
+        legal |= (action == RAISE) & (lo >= 0) & (lo <= amount) & (amount <= hi)
+        if not legal:
             action, amount = clamp_action(st, action, amount)
             invalid += 1
         n = st[S_ACTIONS]
@@ -59,7 +55,7 @@ def _play_hand(half, kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b,
         hist[n, 1] = actor
         hist[n, 2] = action
         hist[n, 3] = amount if action == RAISE else 0
-        apply_action(st, action, amount)
+        apply_legal(st, action, amount)
     return invalid
 
 
@@ -78,35 +74,50 @@ def duplicate_kernel(kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b,
     hs = np.empty((2, 4), dtype=np.float64)
     rng_a = np.zeros(1, dtype=np.uint64)
     rng_b = np.zeros(1, dtype=np.uint64)
+    return _play_deals(kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b, fmem_b,
+                       deck_key, rng_key, hs_samples, first_deal, n_deals, hand_payoffs, record, rec_cards,
+                       rec_hist, rec_nact, st, cards, hist, hs, rng_a, rng_b)
+
+
+@kernel
+def _play_deals(kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b, fmem_b,
+                deck_key, rng_key, hs_samples, first_deal, n_deals, hand_payoffs, record, rec_cards,
+                rec_hist, rec_nact, st, cards, hist, hs, rng_a, rng_b):
+    """The deal loop, free of numba's runtime so the inlined hand loop does no reference counting."""
     invalid = 0
     for d in range(n_deals):
         deal = first_deal + d
         deal_cards(deck_key, deal, cards)
         v0 = eval7(cards[0], cards[1], cards[4], cards[5], cards[6], cards[7], cards[8])
         v1 = eval7(cards[2], cards[3], cards[4], cards[5], cards[6], cards[7], cards[8])
-        hs[:] = -1.0
-        hs_key = stream_key(rng_key, deal, 1)
+        for i in range(2):
+            for j in range(4):
+                hs[i, j] = -1.0
+        deal_key = stream_key(rng_key, deal, 0)
+        hs_key = deal_key ^ SALTS[4]
         for half in range(2):
-            rng_a[0] = stream_key(rng_key, deal, 2 + 2 * half)
-            rng_b[0] = stream_key(rng_key, deal, 3 + 2 * half)
-            invalid += _play_hand(half, kind_a, params_a, imem_a[half], fmem_a[half],
-                                  kind_b, params_b, imem_b[half], fmem_b[half],
+            rng_a[0] = deal_key ^ SALTS[2 * half]
+            rng_b[0] = deal_key ^ SALTS[2 * half + 1]
+            invalid += _play_hand(half, kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b, fmem_b,
                                   st, cards, hist, hs, hs_key, hs_samples, rng_a, rng_b)
             p0 = payoff0(st, v0, v1)
             pa = p0 if half == 0 else -p0
-            policy.observe(kind_a, params_a, imem_a[half], fmem_a[half], half, st, cards, hist, pa)
-            policy.observe(kind_b, params_b, imem_b[half], fmem_b[half], 1 - half, st, cards, hist, -pa)
+            policy.observe(kind_a, params_a, imem_a, fmem_a, half, half, st, cards, hist, pa)
+            policy.observe(kind_b, params_b, imem_b, fmem_b, half, 1 - half, st, cards, hist, -pa)
             hand_payoffs[d, half] = pa
             if record:
                 n = st[S_ACTIONS]
                 rec_nact[d, half] = n
-                rec_hist[d, half, :n] = hist[:n]
+                for i in range(n):
+                    for j in range(4):
+                        rec_hist[d, half, i, j] = hist[i, j]
         if record:
-            rec_cards[d] = cards
+            for i in range(N_DEAL_CARDS):
+                rec_cards[d, i] = cards[i]
     return invalid
 
 
-@numba.njit(cache=True)
+@kernel
 def reset_memory(kind, params, imem, fmem):
     for half in range(2):
         policy.reset(kind, params, imem[half], fmem[half])

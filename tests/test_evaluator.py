@@ -21,7 +21,7 @@ TEXTBOOK_7CARD_COUNTS = {
 }
 
 
-@numba.njit(cache=True)
+@numba.njit
 def _all_seven_card_hands(counts, seen):
     total = 0
     for a in range(46):

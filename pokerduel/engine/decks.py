@@ -9,13 +9,15 @@ same seed deals the same decks to every pair of players.
 from __future__ import annotations
 
 import numba
+
+from .._jit import kernel
 import numpy as np
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 N_DEAL_CARDS = 9  # hole cards of position 0, of position 1, then flop, turn, river
 
 
-@numba.njit(cache=True, inline="always")
+@kernel
 def mix64(z):
     """splitmix64 finaliser: a bijective 64-bit hash with full avalanche."""
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -23,46 +25,62 @@ def mix64(z):
     return z ^ (z >> np.uint64(31))
 
 
-@numba.njit(cache=True, inline="always")
+@kernel
 def stream_key(key, a, b):
     """Key of the sub-stream ``(a, b)`` of ``key`` (e.g. deal index and purpose)."""
     return mix64(mix64(key ^ (np.uint64(a) * GOLDEN)) + np.uint64(b) * GOLDEN + np.uint64(1))
 
 
-@numba.njit(cache=True, inline="always")
+# Salts that split one per-deal key into independent splitmix64 streams (players, hand strength).
+SALTS = np.random.SeedSequence(20261121).generate_state(8, dtype=np.uint64)
+
+
+@kernel
 def next_u64(rng):
     """Next 64-bit word of the splitmix64 generator whose state is ``rng[0]``."""
     rng[0] += GOLDEN
     return mix64(rng[0])
 
 
-@numba.njit(cache=True, inline="always")
+@kernel
 def next_below(rng, n):
     """Integer in ``0..n-1`` (multiply-shift on 32 bits; bias below n / 2**32)."""
     return np.int64(((next_u64(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
-@numba.njit(cache=True, inline="always")
+@kernel
 def next_double(rng):
     """Uniform float in [0, 1) with 53 random bits."""
     return (next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@numba.njit(cache=True)
+@kernel
 def deal_cards(deck_key, deal, out):
-    """Fill ``out[:9]`` with deal ``deal`` of the stream ``deck_key``: nine distinct uniform cards."""
+    """Fill ``out[:9]`` with deal ``deal`` of the stream ``deck_key``: nine distinct uniform cards.
+
+    Each 64-bit word gives two cards (multiply-shift on each 32-bit half; bias below 52 / 2**32),
+    repeats are redrawn.
+    """
     state = stream_key(deck_key, deal, 0)
     used = np.uint64(0)
     i = 0
+    low = np.uint64(0xFFFFFFFF)
     while i < N_DEAL_CARDS:
         state += GOLDEN
-        c = ((mix64(state) >> np.uint64(32)) * np.uint64(52)) >> np.uint64(32)
-        bit = np.uint64(1) << np.uint64(c)
-        if used & bit:
-            continue
-        used |= bit
-        out[i] = c
-        i += 1
+        word = mix64(state)
+        c = ((word >> np.uint64(32)) * np.uint64(52)) >> np.uint64(32)
+        bit = np.uint64(1) << c
+        if not used & bit:
+            used |= bit
+            out[i] = c
+            i += 1
+        if i < N_DEAL_CARDS:
+            c = ((word & low) * np.uint64(52)) >> np.uint64(32)
+            bit = np.uint64(1) << c
+            if not used & bit:
+                used |= bit
+                out[i] = c
+                i += 1
 
 
 def seed_keys(seed, n: int = 2) -> np.ndarray:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-import numba
+from .._jit import kernel
 import numpy as np
 
 from .cards import CATEGORY_NAMES
@@ -36,7 +36,7 @@ _INIT = np.uint64(SUIT_KEY_INIT)
 _FLUSH_BITS = np.uint64(FLUSH_BITS)
 
 
-@numba.njit(cache=True, inline="always")
+@kernel
 def _flush_suit(flush_bits):
     if flush_bits & np.uint64(0x8):
         return 0
@@ -47,7 +47,7 @@ def _flush_suit(flush_bits):
     return 3
 
 
-@numba.njit(cache=True)
+@kernel
 def eval7(c0, c1, c2, c3, c4, c5, c6):
     """Value of the best five-card hand among seven distinct card integers (numba scalar kernel)."""
     key = (
@@ -80,7 +80,7 @@ def eval7(c0, c1, c2, c3, c4, c5, c6):
     return np.int32(RANK_VALUES[slot])
 
 
-@numba.njit(cache=True)
+@kernel
 def _evaluate_batch(hands, out):
     """Fill ``out``; return the first row holding a repeated card, or -1 (cards already checked <= 51)."""
     bad = -1

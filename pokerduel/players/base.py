@@ -54,8 +54,8 @@ def scared_limper(exponent: float = 50.0) -> Player:
 
 
 def hothead_maniac(unraised: float = 1.0, raised: float = 2.0) -> Player:
-    """ASHE 1.0 Hothead Maniac: raises the pot unless raised, then re-raises twice the pot."""
-    return Player("hothead-maniac", HOTHEAD_MANIAC, np.array([unraised, raised]))
+    """ASHE 1.0 Hothead Maniac: raises the pot unless raised, then re-raises twice the pot (sizes in pots, multiples of 0.5)."""
+    return Player("hothead-maniac", HOTHEAD_MANIAC, np.array([2 * unraised, 2 * raised]))
 
 
 def candid_statistician(exponent: float = 7.0) -> Player:

@@ -6,97 +6,99 @@ with ``amount`` the raise-to total; every returned action is legal.
 
 from __future__ import annotations
 
-import numba
+from .._jit import kernel
 import numpy as np
 
 from ..engine.decks import next_below
 from ..engine.rules import (
-    BIG_BLIND, CALL, FOLD, RAISE, S_MAX_SPENT, S_ROUND, S_ROUND_ACTIONS, S_SPENT0, STACK,
-    pot, raise_range, to_call,
+    BIG_BLIND, CALL, FOLD, RAISE, S_MAX_SPENT, S_ROUND, S_ROUND_ACTIONS, S_SPENT0, STACK, pot, to_call,
 )
 
-POT_FRACTIONS = (0.5, 1.0, 1.5, 2.0)  # ASHE's own raise sizes, plus all-in
-
-
-@numba.njit(cache=True, inline="always")
-def pot_raise_to(st, pos, frac):
-    """Raise-to total for a raise of ``frac`` times the pot after calling (pot-limit convention)."""
+@kernel
+def pot_raise_to(st, pos, halves):
+    """Raise-to total for a raise of ``halves / 2`` times the pot after calling (pot-limit convention)."""
     x = to_call(st, pos)
-    return st[S_MAX_SPENT] + np.int64(frac * (pot(st) + x) + 0.5)
+    return st[S_MAX_SPENT] + (halves * (pot(st) + x) + 1) // 2
 
 
-@numba.njit(cache=True)
-def random_act(st, pos, rng):
-    """Uniform over the distinct legal actions among fold, check/call, raise 0.5/1/1.5/2 pot and all-in."""
-    can_fold = to_call(st, pos) > 0
-    lo, hi = raise_range(st)
-    n_fixed = 2 if can_fold else 1
+@kernel
+def random_act(st, pos, lo, hi, rng):
+    """Uniform over the distinct legal actions among fold, check/call, raise 0.5/1/1.5/2 pot and all-in.
+
+    Written with selects instead of branches: the choices are random, so branches would mispredict.
+    """
+    x = to_call(st, pos)
+    n_fixed = 1 + (x > 0)
     if lo < 0:
-        k = next_below(rng, n_fixed)
-        return (FOLD, 0) if (can_fold and k == 0) else (CALL, 0)
-    r0 = min(max(pot_raise_to(st, pos, 0.5), lo), hi)
-    r1 = min(max(pot_raise_to(st, pos, 1.0), lo), hi)
-    r2 = min(max(pot_raise_to(st, pos, 1.5), lo), hi)
-    r3 = min(max(pot_raise_to(st, pos, 2.0), lo), hi)
-    # Sizes are non-decreasing, so distinct sizes are those that differ from their predecessor.
-    n_raise = 1 + (r1 != r0) + (r2 != r1) + (r3 != r2) + (hi != r3)
-    k = next_below(rng, n_fixed + n_raise)
-    if k < n_fixed:
-        return (FOLD, 0) if (can_fold and k == 0) else (CALL, 0)
-    k -= n_fixed
-    for r, fresh in ((r0, True), (r1, r1 != r0), (r2, r2 != r1), (r3, r3 != r2), (hi, hi != r3)):
-        if fresh:
-            if k == 0:
-                return RAISE, r
-            k -= 1
-    return RAISE, hi
+        u = next_below(rng, n_fixed)
+        return (CALL if u == n_fixed - 1 else FOLD), 0
+    unit = pot(st) + x
+    base = st[S_MAX_SPENT]
+    r0 = min(max(base + (unit + 1) // 2, lo), hi)
+    r1 = min(max(base + unit, lo), hi)
+    r2 = min(max(base + (3 * unit + 1) // 2, lo), hi)
+    r3 = min(max(base + 2 * unit, lo), hi)
+    # Sizes are non-decreasing; c_j counts the distinct ones among r0..r_j.
+    c1 = 1 + (r1 != r0)
+    c2 = c1 + (r2 != r1)
+    c3 = c2 + (r3 != r2)
+    c4 = c3 + (hi != r3)
+    u = next_below(rng, n_fixed + c4)
+    k = u - n_fixed
+    size = hi
+    size = r3 if k < c3 else size
+    size = r2 if k < c2 else size
+    size = r1 if k < c1 else size
+    size = r0 if k < 1 else size
+    action = RAISE if k >= 0 else (CALL if u == n_fixed - 1 else FOLD)
+    return action, (size if k >= 0 else 0)
 
 
-@numba.njit(cache=True)
-def algorithm1(st, pos, o):
+@kernel
+def algorithm1(st, pos, lo, hi, o):
     """ASHE 1.0 Algorithm 1: commit up to ``y = o * stack`` extra chips, raises rounded to whole big blinds."""
     y = o * STACK
     x = to_call(st, pos)
     if y < x:
         return (FOLD, 0) if x > 0 else (CALL, 0)
-    lo, hi = raise_range(st)
-    if lo < 0 or y < x + (lo - st[S_MAX_SPENT]):
+    if (lo < 0) | (y < x + (lo - st[S_MAX_SPENT])):
         return CALL, 0
     k = np.int64(y / BIG_BLIND + 0.5)
     target = st[S_SPENT0 + pos] + k * BIG_BLIND
     return RAISE, min(max(target, lo), hi)
 
 
-@numba.njit(cache=True)
+@kernel
 def calling_machine_act(st, pos):
     """Check if possible, otherwise call."""
     return CALL, 0
 
 
-@numba.njit(cache=True)
-def scared_limper_act(st, pos, hs, exponent):
+@kernel
+def scared_limper_act(st, pos, lo, hi, hs, exponent):
     """Limp on the button preflop; otherwise Algorithm 1 with ``o = hs ** exponent`` (50 in the paper)."""
-    if st[S_ROUND] == 0 and pos == 1 and st[S_ROUND_ACTIONS] == 0:
+    if (st[S_ROUND] == 0) & (pos == 1) & (st[S_ROUND_ACTIONS] == 0):
         return CALL, 0
-    return algorithm1(st, pos, hs**exponent)
+    return algorithm1(st, pos, lo, hi, hs**exponent)
 
 
-@numba.njit(cache=True)
-def candid_statistician_act(st, pos, hs, exponent):
+@kernel
+def candid_statistician_act(st, pos, lo, hi, hs, exponent):
     """Bet honestly: Algorithm 1 with ``o = hs ** exponent`` (7 in the paper)."""
-    return algorithm1(st, pos, hs**exponent)
+    return algorithm1(st, pos, lo, hi, hs**exponent)
 
 
-@numba.njit(cache=True)
-def hothead_maniac_act(st, pos, unraised_frac, raised_frac):
+@kernel
+def hothead_maniac_act(st, pos, lo, hi, unraised_halves, raised_halves):
     """Raise the pot when not facing a raise (a limp, a check, only the blinds); re-raise twice the pot when raised.
 
-    The blinds alone do not count as a raise. When no raise is legal it calls.
+    Sizes are in half pots (2 and 4 by default). The blinds alone do not count as a raise. When no raise
+    is legal it calls.
     """
-    lo, hi = raise_range(st)
     if lo < 0:
         return CALL, 0
     x = to_call(st, pos)
-    facing_raise = x > 0 and not (st[S_ROUND] == 0 and st[S_MAX_SPENT] <= BIG_BLIND)
-    frac = raised_frac if facing_raise else unraised_frac
-    return RAISE, min(max(pot_raise_to(st, pos, frac), lo), hi)
+    preflop_unraised = (st[S_ROUND] == 0) & (st[S_MAX_SPENT] <= BIG_BLIND)
+    facing_raise = (x > 0) & (not preflop_unraised)
+    halves = np.int64(raised_halves if facing_raise else unraised_halves)
+    return RAISE, min(max(pot_raise_to(st, pos, halves), lo), hi)

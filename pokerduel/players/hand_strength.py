@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-import numba
+from .._jit import kernel
 import numpy as np
 
 from ..engine.decks import GOLDEN, mix64
@@ -29,7 +29,7 @@ def _load_preflop():
 PREFLOP_HS = _load_preflop()  # [hi, lo] suited, [lo, hi] offsuit, [r, r] pairs
 
 
-@numba.njit(cache=True, inline="always")
+@kernel
 def preflop_cell(c0, c1):
     """Row and column of two hole cards in the 13x13 class grid (suited above the diagonal)."""
     r0, r1 = c0 >> 2, c1 >> 2
@@ -39,7 +39,7 @@ def preflop_cell(c0, c1):
     return lo, hi
 
 
-@numba.njit(cache=True)
+@kernel
 def river_strength(c0, c1, b0, b1, b2, b3, b4):
     """Exact hand strength on a full board: compare with all 990 opponent hands."""
     one = np.uint64(1)
@@ -64,7 +64,7 @@ def river_strength(c0, c1, b0, b1, b2, b3, b4):
     return (wins + 0.5 * ties) / total
 
 
-@numba.njit(cache=True, inline="always")
+@kernel
 def _draw(state, used):
     """Draw a card not in ``used``; returns (card, new state, new used)."""
     while True:
@@ -75,7 +75,7 @@ def _draw(state, used):
             return np.int64(c), state, used | bit
 
 
-@numba.njit(cache=True)
+@kernel
 def rollout_strength(c0, c1, board, n_board, samples, key):
     """Monte Carlo hand strength with ``n_board`` (3 or 4) known board cards; deterministic given ``key``."""
     used = (np.uint64(1) << np.uint64(c0)) | (np.uint64(1) << np.uint64(c1))
@@ -102,7 +102,7 @@ def rollout_strength(c0, c1, board, n_board, samples, key):
     return score / samples
 
 
-@numba.njit(cache=True)
+@kernel
 def hand_strength_kernel(c0, c1, board, n_board, samples, key):
     """Hand strength of hole cards ``c0, c1`` with the first ``n_board`` cards of ``board`` (0, 3, 4 or 5)."""
     if n_board == 0:

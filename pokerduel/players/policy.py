@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import numba
+from .._jit import kernel
 
 from ..engine.decks import stream_key
 from ..engine.rules import S_ROUND
@@ -13,7 +13,7 @@ from .bots import (
 from .hand_strength import hand_strength_kernel
 
 
-@numba.njit(cache=True)
+@kernel
 def cached_strength(hs, hs_key, hs_samples, cards, pos, rnd):
     """Hand strength of position ``pos`` in round ``rnd``, computed once per deal (``hs`` < 0 means unset)."""
     if hs[pos, rnd] < 0.0:
@@ -24,38 +24,44 @@ def cached_strength(hs, hs_key, hs_samples, cards, pos, rnd):
     return hs[pos, rnd]
 
 
-@numba.njit(cache=True)
-def act(kind, params, imem, fmem, pos, st, cards, hist, hs, hs_key, hs_samples, rng):
-    """The action ``(code, raise_to)`` of a player of ``kind`` at position ``pos``.
+@kernel(inline="always")
+def act(kind, params, imem, fmem, bank, pos, st, lo, hi, cards, hist, hs, hs_key, hs_samples, rng):
+    """The action ``(code, raise_to)`` of a player of ``kind`` at position ``pos``, memory bank ``bank``.
 
     ``cards`` holds both players' hole cards and the whole board (deal order); a kernel reads only its
     own hole cards and the board cards of the current round. ``hist[i] = (round, actor, action, amount)``
-    for the ``st[S_ACTIONS]`` actions so far.
+    for the ``st[S_ACTIONS]`` actions so far. ``lo, hi`` is the legal raise-to range (-1 if none).
     """
     if kind == RANDOM:
-        return random_act(st, pos, rng)
+        return random_act(st, pos, lo, hi, rng)
     if kind == CALLING_MACHINE:
         return calling_machine_act(st, pos)
     if kind == HOTHEAD_MANIAC:
-        return hothead_maniac_act(st, pos, params[0], params[1])
+        return hothead_maniac_act(st, pos, lo, hi, params[0], params[1])
+    return _act_with_strength(kind, params, pos, st, lo, hi, cards, hs, hs_key, hs_samples)
+
+
+@kernel
+def _act_with_strength(kind, params, pos, st, lo, hi, cards, hs, hs_key, hs_samples):
+    """Kinds that decide from hand strength (kept out of ``act`` so the common path stays small)."""
     strength = cached_strength(hs, hs_key, hs_samples, cards, pos, st[S_ROUND])
     if kind == SCARED_LIMPER:
-        return scared_limper_act(st, pos, strength, params[0])
+        return scared_limper_act(st, pos, lo, hi, strength, params[0])
     if kind == CANDID_STATISTICIAN:
-        return candid_statistician_act(st, pos, strength, params[0])
+        return candid_statistician_act(st, pos, lo, hi, strength, params[0])
     return -1, 0  # unknown kind: the match loop counts it as an invalid action
 
 
-@numba.njit(cache=True)
+@kernel
 def reset(kind, params, imem, fmem):
     """Clear a player's memory for a new opponent (or a new half of a duplicate match)."""
     imem[:] = 0
     fmem[:] = 0.0
 
 
-@numba.njit(cache=True)
-def observe(kind, params, imem, fmem, pos, st, cards, hist, payoff):
-    """End-of-hand update of a player's memory (the rule bots keep none).
+@kernel
+def observe(kind, params, imem, fmem, bank, pos, st, cards, hist, payoff):
+    """End-of-hand update of memory bank ``imem[bank], fmem[bank]`` (the rule bots keep none).
 
     Opponent hole cards may be read only when the hand went to showdown (``st[S_FOLDED] < 0``).
     """

@@ -1,10 +1,15 @@
-"""pokerkit as an independent oracle for ACPC reverse-blinds no-limit hold'em (test-only)."""
+"""pokerkit as an independent oracle for our rules: replay hands and query legality (tests and benchmarks).
 
-import pytest
+pokerkit is a test-only dependency (``pip install pokerduel[test]``); importing this module without it
+raises ImportError with that hint. Recipe: ``../shared/notes/acpc-engine.md`` section 3.2.
+"""
 
-pokerkit = pytest.importorskip("pokerkit")
+try:
+    import pokerkit
+except ImportError as err:  # pragma: no cover - exercised only without the test extra
+    raise ImportError("pokerkit is needed here: pip install 'pokerduel[test]'") from err
 
-from pokerduel.engine.cards import format_cards  # noqa: E402
+from .cards import format_cards
 
 AUTOMATIONS = (
     pokerkit.Automation.ANTE_POSTING,

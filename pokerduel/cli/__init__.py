@@ -1,0 +1,19 @@
+"""The ``pokerduel`` command line. Subcommands live in sibling modules and import heavy code lazily."""
+
+from __future__ import annotations
+
+import click
+
+from .. import __version__
+from .bench import bench
+from .play import play
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="pokerduel")
+def main():
+    """Heads-up no-limit hold'em tournaments, evolved players and top-k selection."""
+
+
+main.add_command(play)
+main.add_command(bench)
