@@ -3,7 +3,7 @@
 from .cards import CATEGORY_NAMES, card_index, card_str, format_cards, parse_cards
 from .decks import deal_decks
 from .evaluator import category, category_name, eval7, evaluate
-from .histories import hand_to_phh, replay_acpc, write_phhs
+from .histories import hand_to_acpc, hand_to_phh, replay_acpc, write_phhs
 from .rules import BIG_BLIND, SMALL_BLIND, STACK, HandState, LegalActions
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "eval7",
     "evaluate",
     "format_cards",
+    "hand_to_acpc",
     "hand_to_phh",
     "parse_cards",
     "replay_acpc",

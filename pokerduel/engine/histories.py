@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
+
 from .cards import card_index, format_cards
 from .evaluator import eval7
 from .rules import BIG_BLIND, CALL, FOLD, RAISE, SMALL_BLIND, STACK, HandState
@@ -17,35 +19,68 @@ from .rules import BIG_BLIND, CALL, FOLD, RAISE, SMALL_BLIND, STACK, HandState
 _BOARD = ((4, 7), (7, 8), (8, 9))
 
 
+def _check_cards(cards) -> list[int]:
+    """The deal's nine cards (hole 0, hole 1, board) as ints; ``ValueError`` unless nine distinct cards 0..51."""
+    try:
+        out = [int(c) for c in cards]
+    except (TypeError, ValueError):
+        raise ValueError(f"cards must be nine card integers, got {cards!r}") from None
+    if len(out) != 9:
+        raise ValueError(f"expected nine cards (hole 0, hole 1, five board cards), got {len(out)}")
+    for c in out:
+        if not 0 <= c < 52:
+            raise ValueError(f"bad card integer {c}: cards are 0..51")
+    if len(set(out)) != 9:
+        raise ValueError(f"repeated card in {format_cards(out)}")
+    return out
+
+
+def _apply_checked(state: HandState, index: int, rnd, actor, action, amount) -> None:
+    """Apply action number ``index`` of a recorded hand after checking its round and actor."""
+    if state.finished:
+        raise ValueError(f"action {index} ({rnd}, {actor}, {action}, {amount}) comes after the end of the hand")
+    if rnd != state.round:
+        raise ValueError(f"action {index} is marked round {rnd} but the betting is in round {state.round}")
+    if actor != state.actor:
+        raise ValueError(f"action {index} is by position {actor} but position {state.actor} is to act")
+    if action == FOLD:
+        state.fold()
+    elif action == CALL:
+        state.call()
+    elif action == RAISE:
+        state.raise_to(amount)
+    else:
+        raise ValueError(f"action {index}: unknown action code {action} (0 fold, 1 call, 2 raise)")
+
+
 def hand_to_phh(cards, actions, *, names=None, hand: int | None = None) -> str:
-    """PHH text (TOML) of one hand: ``cards`` = hole 0, hole 1, board (9 ints); actions (round, actor, code, raise-to)."""
+    """PHH text (TOML) of one hand: ``cards`` = hole 0, hole 1, board (9 ints); actions (round, actor, code, raise-to).
+
+    The actions are replayed under the rules; a wrong actor or round, an illegal action or an unfinished
+    hand raises ``ValueError``.
+    """
+    cards = _check_cards(cards)
     state = HandState()
     lines = [f"d dh p1 {format_cards(cards[0:2])}", f"d dh p2 {format_cards(cards[2:4])}"]
     dealt = 0  # board rounds dealt
     street_base = 0
     last_raiser = None
-    for rnd, actor, action, amount in actions:
-        while dealt < rnd:
+    for i, (rnd, actor, action, amount) in enumerate(actions):
+        while dealt < state.round:
             lo, hi = _BOARD[dealt]
             lines.append(f"d db {format_cards(cards[lo:hi])}")
             dealt += 1
             street_base = max(state.spent)
             last_raiser = None
-        if state.actor != actor:
-            raise ValueError(f"action by position {actor} but position {state.actor} is to act")
+        _apply_checked(state, i, rnd, actor, action, amount)
         p = f"p{actor + 1}"
         if action == FOLD:
-            state.fold()
             lines.append(f"{p} f")
         elif action == CALL:
-            state.call()
             lines.append(f"{p} cc")
-        elif action == RAISE:
-            state.raise_to(amount)
+        else:
             lines.append(f"{p} cbr {amount - street_base}")
             last_raiser = actor
-        else:
-            raise ValueError(f"unknown action code {action}")
     if not state.finished:
         raise ValueError("the hand is not finished")
     if state.showdown:
@@ -90,7 +125,42 @@ def write_phhs(path, records) -> int:
     return n
 
 
-_ACTION = re.compile(r"f|c|r\d+")
+def hand_to_acpc(hand_no: int, cards, actions, payoffs, names) -> str:
+    """ACPC dealer log line of one hand, the inverse of ``replay_acpc``.
+
+    ``STATE:<hand>:<betting>:<hole 0>|<hole 1>/<flop>/<turn>/<river>:<payoff 0>|<payoff 1>:<name 0>|<name 1>``,
+    everything in position order. Board groups are written for the rounds the hand reached (an all-in
+    reaches the river: ``r20000c///`` with the whole board). The actions are replayed under the rules
+    (``ValueError`` if illegal or unfinished); the payoffs are written as given, not recomputed.
+    """
+    if not isinstance(hand_no, (int, np.integer)) or isinstance(hand_no, bool) or hand_no < 0:
+        raise ValueError(f"hand number must be a non-negative integer, got {hand_no!r}")
+    cards = _check_cards(cards)
+    state = HandState()
+    for i, (rnd, actor, action, amount) in enumerate(actions):
+        _apply_checked(state, i, rnd, actor, action, amount)
+    if not state.finished:
+        raise ValueError("the hand is not finished")
+    if len(payoffs) != 2:
+        raise ValueError(f"expected two payoffs (positions 0 and 1), got {payoffs!r}")
+    values = []
+    for v in payoffs:
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+            raise ValueError(f"payoffs must be whole numbers of chips, got {payoffs!r}")
+        values.append(int(v))
+    if len(names) != 2:
+        raise ValueError(f"expected two names (positions 0 and 1), got {names!r}")
+    for name in names:
+        if not isinstance(name, str) or not name or any(ch in name for ch in ":|\r\n"):
+            raise ValueError(f"player name {name!r} cannot go in an ACPC line (empty, or holds ':', '|' or a newline)")
+    groups = [format_cards(cards[0:2]) + "|" + format_cards(cards[2:4])]
+    groups += [format_cards(cards[lo:hi]) for lo, hi in _BOARD[: state.round]]
+    return (f"STATE:{int(hand_no)}:{state.acpc_betting()}:{'/'.join(groups)}:"
+            f"{values[0]}|{values[1]}:{names[0]}|{names[1]}")
+
+
+_ACTION = re.compile(r"f|c|r[0-9]+")
+_NUMBER = re.compile(r"[0-9]+")
 
 
 def replay_acpc(line: str) -> tuple[int, int]:
@@ -103,22 +173,29 @@ def replay_acpc(line: str) -> tuple[int, int]:
     parts = line.strip().split(":")
     if len(parts) < 4 or parts[0] != "STATE":
         raise ValueError(f"not an ACPC STATE line: {line!r}")
+    if len(parts) > 6:
+        raise ValueError(f"too many ':' fields in {line!r} (STATE:hand:betting:cards[:payoffs[:names]])")
     _, hand_no, betting, cards_text, *rest = parts
-    if not hand_no.isdigit():
+    if not _NUMBER.fullmatch(hand_no):
         raise ValueError(f"bad hand number {hand_no!r} in {line!r}")
     state = HandState()
     rounds = betting.split("/")
     if len(rounds) > 4:
         raise ValueError(f"betting {betting!r} has more than four rounds")
     for rnd, text in enumerate(rounds):
-        if rnd != state.round and text:
-            raise ValueError(f"betting {betting!r}: round {rnd} has actions but the betting is in round {state.round}")
         pos = 0
         for m in _ACTION.finditer(text):
             if m.start() != pos:
                 break
             pos = m.end()
             tok = m.group()
+            if state.finished:
+                raise ValueError(f"betting {betting!r}: action {tok!r} in round {rnd} comes after the end of the hand")
+            if rnd != state.round:
+                raise ValueError(
+                    f"betting {betting!r}: action {tok!r} is written in round {rnd} but the betting is in "
+                    f"round {state.round} (a missing or extra '/'?)"
+                )
             try:
                 if tok == "f":
                     state.fold()
@@ -129,7 +206,7 @@ def replay_acpc(line: str) -> tuple[int, int]:
             except ValueError as err:
                 raise ValueError(f"illegal action {tok!r} in betting {betting!r}: {err}") from None
         if pos != len(text):
-            raise ValueError(f"bad betting {betting!r} near {text[pos:]!r}")
+            raise ValueError(f"bad betting {betting!r} near {text[pos:]!r} (actions are f, c and r<chips>)")
     if not state.finished:
         raise ValueError(f"betting {betting!r} does not finish the hand")
     if len(rounds) != state.round + 1:
@@ -147,7 +224,8 @@ def replay_acpc(line: str) -> tuple[int, int]:
         cards.append([card_index(text[i:i + 2]) for i in range(0, len(text), 2)])
     flat = [c for group in cards for c in group]
     if len(set(flat)) != len(flat):
-        raise ValueError(f"repeated card in {cards_text!r}")
+        dup = next(c for c in flat if flat.count(c) > 1)
+        raise ValueError(f"card {format_cards([dup])} appears twice in {cards_text!r}")
     if state.showdown:
         board = [c for group in cards[2:] for c in group]
         p = state.payoffs(eval7(*cards[0], *board), eval7(*cards[1], *board))
@@ -161,4 +239,6 @@ def replay_acpc(line: str) -> tuple[int, int]:
             raise ValueError(f"bad payoffs {rest[0]!r}") from None
         if len(values) != 2 or values != [float(p[0]), float(p[1])]:
             raise ValueError(f"line says payoffs {rest[0]!r} but the rules give {p[0]}|{p[1]}")
+    if len(rest) > 1 and len(rest[1].split("|")) != 2:
+        raise ValueError(f"expected two names separated by '|', got {rest[1]!r}")
     return p

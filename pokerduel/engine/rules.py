@@ -105,32 +105,31 @@ def check_action(st, action, amount):
 
 @kernel
 def apply_legal(st, action, amount):
-    """Apply an action already known to be legal (the match loop checks once per decision)."""
+    """Apply an action already known to be legal (the match loop checks once per decision).
+
+    Written with selects rather than branches: in random play the action type is unpredictable and
+    mispredicted branches would dominate the cost of a hand.
+    """
     actor = st[S_ACTOR]
-    st[S_ROUND_ACTIONS] += 1
+    rnd = st[S_ROUND]
+    max_spent = st[S_MAX_SPENT]
+    is_raise = action == RAISE
+    is_fold = action == FOLD
+    closes = (action == CALL) & (st[S_ROUND_ACTIONS] > 0)  # a call that is not the round's first action
+    showdown = closes & ((max_spent >= STACK) | (rnd == N_ROUNDS - 1))  # all-in: the whole board is dealt
+    next_round = closes & (not showdown)
+    new_max = amount if is_raise else max_spent
+    min_to = st[S_MIN_RAISE_TO]
+    min_to = max(min_to, 2 * amount - max_spent) if is_raise else min_to
+    st[S_SPENT0 + actor] = st[S_SPENT0 + actor] if is_fold else new_max
+    st[S_MAX_SPENT] = new_max
+    st[S_MIN_RAISE_TO] = new_max + BIG_BLIND if next_round else min_to
     st[S_ACTIONS] += 1
-    if action == RAISE:
-        old = st[S_MAX_SPENT]
-        if 2 * amount - old > st[S_MIN_RAISE_TO]:
-            st[S_MIN_RAISE_TO] = 2 * amount - old
-        st[S_MAX_SPENT] = amount
-        st[S_SPENT0 + actor] = amount
-        st[S_ACTOR] = 1 - actor
-    elif action == FOLD:
-        st[S_FOLDED] = actor
-        st[S_FINISHED] = 1
-    else:
-        st[S_SPENT0 + actor] = st[S_MAX_SPENT]
-        if st[S_ROUND_ACTIONS] == 1:  # the first action of a round never closes it
-            st[S_ACTOR] = 1 - actor
-        elif (st[S_MAX_SPENT] >= STACK) | (st[S_ROUND] == N_ROUNDS - 1):
-            st[S_ROUND] = N_ROUNDS - 1  # all-in: the whole board is dealt
-            st[S_FINISHED] = 1
-        else:
-            st[S_ROUND] += 1
-            st[S_ACTOR] = 0
-            st[S_ROUND_ACTIONS] = 0
-            st[S_MIN_RAISE_TO] = st[S_MAX_SPENT] + BIG_BLIND
+    st[S_ROUND_ACTIONS] = 0 if next_round else st[S_ROUND_ACTIONS] + 1
+    st[S_ROUND] = N_ROUNDS - 1 if showdown else rnd + next_round
+    st[S_ACTOR] = 0 if next_round else 1 - actor
+    st[S_FOLDED] = actor if is_fold else -1
+    st[S_FINISHED] = is_fold | showdown
 
 
 @kernel
