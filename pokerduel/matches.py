@@ -181,8 +181,10 @@ def play_duplicate(a, b, n_deals: int, seed: int = 0, *, first_deal: int = 0,
         raise ValueError(f"n_deals must be a positive integer, got {n_deals!r}")
     if not isinstance(first_deal, (int, np.integer)) or first_deal < 0:
         raise ValueError(f"first_deal must be a non-negative integer, got {first_deal!r}")
-    if hs_samples < 1:
-        raise ValueError(f"hs_samples must be at least 1, got {hs_samples}")
+    if not isinstance(hs_samples, (int, np.integer)) or hs_samples < 1:
+        raise ValueError(f"hs_samples must be a positive integer, got {hs_samples!r}")
+    if not isinstance(chunk, (int, np.integer)) or chunk < 1:
+        raise ValueError(f"chunk must be a positive integer, got {chunk!r}")  # 0 would loop forever
     deck_key, rng_key = seed_keys(seed, 2)
     if memory is None:
         memory = (*a.new_memory(), *b.new_memory())

@@ -31,7 +31,7 @@ PREFLOP_HS = _load_preflop()  # [hi, lo] suited, [lo, hi] offsuit, [r, r] pairs
 
 @kernel
 def preflop_cell(c0, c1):
-    """Row and column of two hole cards in the 13x13 class grid (suited above the diagonal)."""
+    """Row and column of two hole cards in the 13x13 class grid: ``[hi, lo]`` suited, ``[lo, hi]`` offsuit."""
     r0, r1 = c0 >> 2, c1 >> 2
     hi, lo = max(r0, r1), min(r0, r1)
     if (c0 & 3) == (c1 & 3):
@@ -83,7 +83,7 @@ def rollout_strength(c0, c1, board, n_board, samples, key):
         used |= np.uint64(1) << np.uint64(board[i])
     b0, b1, b2 = np.int64(board[0]), np.int64(board[1]), np.int64(board[2])
     b3 = np.int64(board[3]) if n_board > 3 else np.int64(0)
-    state = key
+    state = np.uint64(key)  # an int64 key would turn ``state += GOLDEN`` into float arithmetic
     score = 0.0
     for _ in range(samples):
         u = used
@@ -130,9 +130,11 @@ def hand_strength(hole, board=(), samples: int = DEFAULT_SAMPLES, seed: int = 0)
     cards = np.concatenate([hole, board]).astype(np.int64)
     if cards.min() < 0 or cards.max() > 51 or len(set(cards.tolist())) != len(cards):
         raise ValueError(f"cards must be distinct integers in 0..51, got {cards.tolist()}")
-    if samples < 1:
-        raise ValueError(f"samples must be at least 1, got {samples}")
+    if not isinstance(samples, (int, np.integer)) or samples < 1:
+        raise ValueError(f"samples must be a positive integer, got {samples!r}")
     padded = np.zeros(5, dtype=np.int64)
     padded[: len(board)] = board
-    key = mix64(np.uint64(seed) + GOLDEN)
+    # A uint64 scalar: numba hands mix64's result back as a Python int, which the dispatcher would type as
+    # int64 below 2**63 (compiling a second, wrong specialisation) and reject above it.
+    key = np.uint64(mix64(np.uint64((int(seed) + int(GOLDEN)) % 2**64)))
     return float(hand_strength_kernel(cards[0], cards[1], padded, len(board), samples, key))
