@@ -66,18 +66,17 @@ def pot(st):
 
 @kernel
 def raise_range(st):
-    """``(min_to, max_to)`` for the player to act, or ``(-1, -1)`` when no raise is legal."""
-    # Kernels here avoid value-level ``and``/``or`` and variables reassigned before a tuple return:
+    """``(min_to, max_to)`` for the player to act, or ``(-1, -1)`` when no raise is legal.
+
+    No raise once the hand is over, after 63 actions in the round, or when someone is all-in; a minimum
+    above the stack leaves only the all-in raise. Selects, not branches (see ``apply_legal``).
+    """
+    # Kernels here also avoid value-level ``and``/``or`` and variables reassigned before a tuple return:
     # numba compiles both into code about 40 times slower.
-    if st[S_FINISHED]:
-        return -1, -1
-    if st[S_ROUND_ACTIONS] + 2 > MAX_ACTIONS_PER_ROUND:
-        return -1, -1
-    if max(st[S_SPENT0], st[S_SPENT1]) >= STACK:
-        return -1, -1  # someone is all-in
-    if st[S_MIN_RAISE_TO] > STACK:
-        return STACK, STACK  # only the all-in raise, below the minimum
-    return st[S_MIN_RAISE_TO], STACK
+    none = (st[S_FINISHED] != 0) | (st[S_ROUND_ACTIONS] + 2 > MAX_ACTIONS_PER_ROUND)
+    none |= max(st[S_SPENT0], st[S_SPENT1]) >= STACK
+    lo = min(st[S_MIN_RAISE_TO], STACK)
+    return (-1 if none else lo), (-1 if none else STACK)
 
 
 @kernel

@@ -29,20 +29,17 @@ def random_act(st, pos, lo, hi, rng):
     """
     x = to_call(st, pos)
     n_fixed = 1 + (x > 0)
-    if lo < 0:
-        u = next_below(rng, n_fixed)
-        return (CALL if u == n_fixed - 1 else FOLD), 0
     unit = pot(st) + x
     base = st[S_MAX_SPENT]
     r0 = min(max(base + (unit + 1) // 2, lo), hi)
     r1 = min(max(base + unit, lo), hi)
     r2 = min(max(base + (3 * unit + 1) // 2, lo), hi)
     r3 = min(max(base + 2 * unit, lo), hi)
-    # Sizes are non-decreasing; c_j counts the distinct ones among r0..r_j.
+    # Sizes are non-decreasing; c_j counts the distinct ones among r0..r_j (none when no raise is legal).
     c1 = 1 + (r1 != r0)
     c2 = c1 + (r2 != r1)
     c3 = c2 + (r3 != r2)
-    c4 = c3 + (hi != r3)
+    c4 = (c3 + (hi != r3)) if lo >= 0 else 0
     u = next_below(rng, n_fixed + c4)
     k = u - n_fixed
     size = hi
