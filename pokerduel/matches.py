@@ -12,18 +12,31 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numba
-
-from ._jit import kernel
 import numpy as np
 
+from ._jit import kernel
 from .engine.decks import N_DEAL_CARDS, SALTS, deal_cards, seed_keys, stream_key
 from .engine.evaluator import eval7
 from .engine.rules import (
-    BIG_BLIND, CALL, FOLD, MAX_ACTIONS_PER_HAND, RAISE, S_ACTIONS, S_ACTOR, S_FINISHED, S_ROUND,
-    STATE_SIZE, apply_legal, clamp_action, new_hand, payoff0, raise_range, to_call,
+    BIG_BLIND,
+    CALL,
+    FOLD,
+    MAX_ACTIONS_PER_HAND,
+    RAISE,
+    S_ACTIONS,
+    S_ACTOR,
+    S_FINISHED,
+    S_ROUND,
+    STATE_SIZE,
+    apply_legal,
+    clamp_action,
+    new_hand,
+    payoff0,
+    raise_range,
+    to_call,
 )
 from .players import policy
-from .players.base import Player, make_player
+from .players.base import make_player
 from .players.hand_strength import DEFAULT_SAMPLES
 
 

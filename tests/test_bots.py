@@ -11,11 +11,25 @@ import numpy as np
 import pytest
 
 from pokerduel.engine.rules import (
-    BIG_BLIND, CALL, FOLD, OK, RAISE, S_ROUND_ACTIONS, STACK, HandState, check_action, raise_range,
+    BIG_BLIND,
+    CALL,
+    FOLD,
+    OK,
+    RAISE,
+    S_ROUND_ACTIONS,
+    STACK,
+    HandState,
+    check_action,
+    raise_range,
 )
 from pokerduel.players.base import hothead_maniac
 from pokerduel.players.bots import (
-    algorithm1, calling_machine_act, candid_statistician_act, hothead_maniac_act, pot_raise_to, random_act,
+    algorithm1,
+    calling_machine_act,
+    candid_statistician_act,
+    hothead_maniac_act,
+    pot_raise_to,
+    random_act,
     scared_limper_act,
 )
 

@@ -9,7 +9,12 @@ import pytest
 from pokerduel.engine.cards import card_str, parse_cards
 from pokerduel.engine.evaluator import evaluate
 from pokerduel.players.hand_strength import (
-    DEFAULT_SAMPLES, PREFLOP_HS, hand_strength, hand_strength_kernel, preflop_cell, river_strength,
+    DEFAULT_SAMPLES,
+    PREFLOP_HS,
+    hand_strength,
+    hand_strength_kernel,
+    preflop_cell,
+    river_strength,
 )
 
 RANKS = "23456789TJQKA"

@@ -9,12 +9,11 @@ import pytest
 
 from pokerduel.engine.cards import card_str
 from pokerduel.engine.decks import deal_decks
-from pokerduel.engine.rules import CALL, STACK, HandState
+from pokerduel.engine.rules import CALL, STACK, HandState, raise_range
 from pokerduel.matches import play_duplicate
 from pokerduel.players.base import BOTS
 from pokerduel.players.bots import candid_statistician_act, scared_limper_act
 from pokerduel.players.hand_strength import hand_strength
-from pokerduel.engine.rules import raise_range
 
 NAMES = list(BOTS)
 DETERMINISTIC = ["calling-machine", "scared-limper", "hothead-maniac", "candid-statistician"]

@@ -9,9 +9,9 @@ same seed deals the same decks to every pair of players.
 from __future__ import annotations
 
 import numba
+import numpy as np
 
 from .._jit import kernel
-import numpy as np
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 N_DEAL_CARDS = 9  # hole cards of position 0, of position 1, then flop, turn, river

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._jit import kernel
 import numpy as np
+
+from .._jit import kernel
 
 STACK = 20_000
 BIG_BLIND = 100

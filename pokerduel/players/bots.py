@@ -6,13 +6,24 @@ with ``amount`` the raise-to total; every returned action is legal.
 
 from __future__ import annotations
 
-from .._jit import kernel
 import numpy as np
 
+from .._jit import kernel
 from ..engine.decks import next_below
 from ..engine.rules import (
-    BIG_BLIND, CALL, FOLD, RAISE, S_MAX_SPENT, S_ROUND, S_ROUND_ACTIONS, S_SPENT0, STACK, pot, to_call,
+    BIG_BLIND,
+    CALL,
+    FOLD,
+    RAISE,
+    S_MAX_SPENT,
+    S_ROUND,
+    S_ROUND_ACTIONS,
+    S_SPENT0,
+    STACK,
+    pot,
+    to_call,
 )
+
 
 @kernel
 def pot_raise_to(st, pos, halves):

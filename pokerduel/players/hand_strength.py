@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from importlib import resources
 
-from .._jit import kernel
 import numpy as np
 
+from .._jit import kernel
 from ..engine.decks import GOLDEN, mix64
 from ..engine.evaluator import eval7
 

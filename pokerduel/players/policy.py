@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from .._jit import kernel
-
 from ..engine.decks import stream_key
 from ..engine.rules import S_ROUND
 from .base import CALLING_MACHINE, CANDID_STATISTICIAN, HOTHEAD_MANIAC, RANDOM, SCARED_LIMPER
 from .bots import (
-    calling_machine_act, candid_statistician_act, hothead_maniac_act, random_act, scared_limper_act,
+    calling_machine_act,
+    candid_statistician_act,
+    hothead_maniac_act,
+    random_act,
+    scared_limper_act,
 )
 from .hand_strength import hand_strength_kernel
 
