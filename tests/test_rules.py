@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pokerduel.engine.decks import deal_decks
 from pokerduel.engine.evaluator import eval7
@@ -147,3 +149,37 @@ def test_differential_against_pokerkit_on_random_legal_hands():
         n_showdowns += ours.showdown
         n_allin += max(ours.spent) == STACK
     assert n_showdowns > 200 and n_allin > 100  # the sample covers showdowns and all-ins
+
+
+def _drive(hand, choices):
+    """Apply legal actions picked by ``choices`` (pairs of a kind and a fraction of the raise range)."""
+    for kind, frac in choices:
+        if hand.finished:
+            break
+        legal = hand.legal_actions()
+        if kind == 0 and legal.can_fold:
+            hand.fold()
+        elif kind == 2 and legal.can_raise:
+            hand.raise_to(legal.min_raise_to + int(frac * (legal.max_raise_to - legal.min_raise_to)))
+        else:
+            hand.call()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.floats(0, 1)), max_size=40))
+def test_invariants_on_any_legal_sequence(choices):
+    """Chips never exceed the stack, the raise range stays inside it, and the ACPC string replays identically."""
+    from pokerduel.engine.histories import replay_acpc
+
+    hand = HandState()
+    _drive(hand, choices)
+    assert max(hand.spent) <= STACK and min(hand.spent) >= 50
+    if not hand.finished:
+        legal = hand.legal_actions()
+        assert (not legal.can_raise) or (max(hand.spent) < legal.min_raise_to <= legal.max_raise_to == STACK)
+        _drive(hand, [(1, 0.0)] * 300)  # check/call down to the end
+    assert hand.finished
+    p = hand.payoffs(0, 1) if hand.showdown else hand.payoffs()  # 7h7c (position 1) wins the board below
+    assert p[0] + p[1] == 0 and abs(p[0]) == (min(hand.spent) if hand.folded is not None else hand.spent[0])
+    cards = "AsKd|7h7c" + "".join(["/2c8dJs", "/3c", "/4d"][: hand.round])
+    assert replay_acpc(f"STATE:0:{hand.acpc_betting()}:{cards}") == p
