@@ -1,0 +1,52 @@
+"""Fixed-budget top-k selectors for score-based dueling bandits, and the problems they are tested on.
+
+Stand-alone: nothing here imports the poker code; an oracle is any object with ``K`` and
+``sample(i, j) -> float`` (zero-sum). See ``problems`` for the synthetic problems of Groves & Branke
+(arXiv:2012.15637) and ``pocbam`` for the methods.
+
+```python
+import numpy as np
+from pokerduel.selectors import make_selector, thurstone
+
+oracle = thurstone(10, np.random.default_rng(1), np.random.default_rng(2))
+sel = make_selector("ml-pocbam", oracle, k=4, budget=1000, rng=np.random.default_rng(3))
+sel.run()                                  # the top-4, best first
+set(sel.top_k()) == set(oracle.true_top_k(4))
+```
+"""
+
+from __future__ import annotations
+
+from .base import Selector, Trace
+from .pocbam import HybridMLPOCBAm, MLPOCBAm, POCBAm, Uniform
+from .problems import (
+    BernoulliOracle,
+    CallableOracle,
+    GaussianOracle,
+    Oracle,
+    perturbed_thurstone,
+    separated_top1,
+    thurstone,
+)
+
+SELECTORS: dict[str, type[Selector]] = {
+    "uniform": Uniform,
+    "pocbam": POCBAm,
+    "ml-pocbam": MLPOCBAm,
+    "hybrid": HybridMLPOCBAm,
+}
+
+
+def make_selector(name: str, oracle, k: int, budget: int, **options) -> Selector:
+    """The selector registered as ``name`` (see ``SELECTORS``) with the given options."""
+    cls = SELECTORS.get(name)
+    if cls is None:
+        raise ValueError(f"unknown selector {name!r}; known: {', '.join(SELECTORS)}")
+    return cls(oracle, k, budget, **options)
+
+
+__all__ = [
+    "SELECTORS", "make_selector", "Selector", "Trace", "Uniform", "POCBAm", "MLPOCBAm", "HybridMLPOCBAm",
+    "Oracle", "GaussianOracle", "BernoulliOracle", "CallableOracle", "thurstone", "perturbed_thurstone",
+    "separated_top1",
+]

@@ -1,0 +1,445 @@
+"""Numba kernels of the POCBAm family: per-pair statistics, the Thurstone ML fit, c, AEPCS, II.
+
+Data layout: unordered pairs ``p`` with ``pi[p] < pj[p]`` (row-major), ``pidx[i, j]`` the pair index of
+``{i, j}``. Per pair: ``n`` (samples), ``xbar`` (sample mean from ``pi``'s point of view) and ``m2``
+(Welford's sum of squared deviations). A mean from ``j``'s point of view is ``-xbar``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+_SQRT1_2 = 1.0 / math.sqrt(2.0)
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+def _njit(fn):
+    return numba.njit(cache=True, error_model="numpy")(fn)
+
+
+@_njit
+def log_ndtr(z):
+    """``log(Phi(z))`` accurate in both tails (matches ``scipy.special.log_ndtr``)."""
+    if z > 0.0:
+        return math.log1p(-0.5 * math.erfc(z * _SQRT1_2))
+    if z > -20.0:
+        return math.log(0.5 * math.erfc(-z * _SQRT1_2))
+    z2 = z * z
+    r = 1.0 / z2
+    s = 1.0 + r * (-1.0 + r * (3.0 + r * (-15.0 + r * (105.0 + r * (-945.0 + r * 10395.0)))))
+    return -0.5 * z2 - math.log(-z) - _LOG_SQRT_2PI + math.log(s)
+
+
+@_njit
+def record(n, xbar, m2, p, x):
+    """Add sample ``x`` (pair ``p``, ``pi``'s point of view) to the Welford statistics."""
+    c = n[p] + 1
+    n[p] = c
+    d = x - xbar[p]
+    xbar[p] += d / c
+    m2[p] += d * (x - xbar[p])
+
+
+@_njit
+def record_many(n, xbar, m2, ps, xs):
+    for t in range(ps.size):
+        record(n, xbar, m2, ps[t], xs[t])
+
+
+@_njit
+def data_scale2(n, xbar, m2):
+    """A squared data scale: the mean unbiased pair variance, else the mean squared pair mean, else 1."""
+    s = 0.0
+    c = 0
+    for p in range(n.size):
+        if n[p] >= 2:
+            s += m2[p] / (n[p] - 1)
+            c += 1
+    if c > 0 and s > 0.0:
+        return s / c
+    s = 0.0
+    c = 0
+    for p in range(n.size):
+        if n[p] >= 1:
+            s += xbar[p] * xbar[p]
+            c += 1
+    if c > 0 and s > 0.0:
+        return s / c
+    return 1.0
+
+
+@_njit
+def borda_means(K, pidx, xbar, out):
+    """``out[i] = sum_j xbar_ij`` (unsampled pairs have ``xbar = 0``)."""
+    for i in range(K):
+        s = 0.0
+        for j in range(K):
+            if j != i:
+                p = pidx[i, j]
+                s += xbar[p] if i < j else -xbar[p]
+        out[i] = s
+
+
+@_njit
+def score_posterior(K, pidx, n, pvar, mu_out, var_out):
+    """Variances of eq 9 (``var_i = sum_j pvar_ij / n_ij``); ``mu_out`` is left alone."""
+    for i in range(K):
+        v = 0.0
+        for j in range(K):
+            if j != i:
+                p = pidx[i, j]
+                v += pvar[p] / n[p]
+        var_out[i] = v
+
+
+@_njit
+def threshold(mu, var, k):
+    """Current top-k order (best first, ties to the lower index) and c of eq 11."""
+    order = np.argsort(-mu, kind="mergesort")
+    a = order[k - 1]
+    b = order[k]
+    sa = math.sqrt(var[a])
+    sb = math.sqrt(var[b])
+    if sa + sb > 0.0:
+        c = (sb * mu[a] + sa * mu[b]) / (sa + sb)
+    else:
+        c = 0.5 * (mu[a] + mu[b])
+    return order, c
+
+
+@_njit
+def choose_pair(mu, var, pvar, n, pi, pj, k):
+    """The pair maximising AEPCS (eq 14) with eq 13's one-more-sample variances; also returns c.
+
+    Only the terms of ``i`` and ``j`` change when ``(i, j)`` is sampled, so the pair's gain in log AEPCS
+    is ``l'_i - l_i + l'_j - l_j``: its argmax is the argmax of AEPCS, computed without the cancellation
+    of a full product. Exact ties go to the lowest pair index.
+    """
+    K = mu.size
+    order, c = threshold(mu, var, k)
+    sign = np.full(K, -1.0)
+    for t in range(k):
+        sign[order[t]] = 1.0
+    base = np.empty(K)
+    for i in range(K):
+        base[i] = log_ndtr(sign[i] * (mu[i] - c) / math.sqrt(var[i]))
+    best = -np.inf
+    bestp = -1
+    for p in range(pi.size):
+        i = pi[p]
+        j = pj[p]
+        v = pvar[p]
+        dv = v / n[p] - v / (n[p] + 1)
+        vi = var[i] - dv
+        vj = var[j] - dv
+        if vi <= 0.0:
+            vi = var[i] * 1e-300 + 1e-300
+        if vj <= 0.0:
+            vj = var[j] * 1e-300 + 1e-300
+        g = (log_ndtr(sign[i] * (mu[i] - c) / math.sqrt(vi)) - base[i]) \
+            + (log_ndtr(sign[j] * (mu[j] - c) / math.sqrt(vj)) - base[j])
+        if g > best:
+            best = g
+            bestp = p
+    if bestp < 0:            # every gain NaN: sample the least-sampled pair
+        bestp = np.argmin(n)
+    return bestp, c
+
+
+@_njit
+def log_apcs(mu, var, k, c):
+    """log APCS of eq 12 for the current top-k of ``mu`` and a given threshold ``c``."""
+    order = np.argsort(-mu, kind="mergesort")
+    s = 0.0
+    for t in range(mu.size):
+        i = order[t]
+        z = (mu[i] - c) / math.sqrt(var[i])
+        s += log_ndtr(z if t < k else -z)
+    return s
+
+
+@_njit
+def sample_variances(n, m2, floor, out):
+    """POCBAm's pair variances: unbiased sample variance (eq 7), floored."""
+    for p in range(n.size):
+        v = m2[p] / (n[p] - 1)
+        out[p] = v if v > floor else floor
+
+
+@_njit
+def pocbam_decide(K, k, pidx, pi, pj, n, xbar, m2, var_floor, mu, var, pvar):
+    """One POCBAm decision: Borda of sample means, eq-7 variances, AEPCS argmax. Returns (pair, c)."""
+    floor = var_floor * data_scale2(n, xbar, m2)
+    sample_variances(n, m2, floor, pvar)
+    borda_means(K, pidx, xbar, mu)
+    score_posterior(K, pidx, n, pvar, mu, var)
+    return choose_pair(mu, var, pvar, n, pi, pj, k)
+
+
+@_njit
+def log_likelihood(K, pidx, n, xbar, m2, gamma, sig2):
+    """Eq 4 from per-pair sufficient statistics: sum_t (r - d)^2 = n (s2b + (xbar - d)^2)."""
+    ll = 0.0
+    for i in range(K):
+        for j in range(i + 1, K):
+            p = pidx[i, j]
+            c = n[p]
+            if c == 0:
+                continue
+            r = xbar[p] - (gamma[i] - gamma[j])
+            ss = m2[p] + c * r * r
+            ll += -0.5 * c * math.log(2.0 * math.pi) - 0.5 * c * math.log(sig2[p]) - 0.5 * ss / sig2[p]
+    return ll
+
+
+@_njit
+def init_eq67(K, pidx, n, xbar, m2, floor, gamma, sig2):
+    """Eqs 6-7: gamma_i = (S_i - S_0) / K from sample-mean Borda scores; sig2 = unbiased sample variance."""
+    s0 = 0.0
+    for j in range(1, K):
+        s0 += xbar[pidx[0, j]]
+    for i in range(K):
+        s = 0.0
+        for j in range(K):
+            if j != i:
+                p = pidx[i, j]
+                s += xbar[p] if i < j else -xbar[p]
+        gamma[i] = (s - s0) / K
+    for p in range(n.size):
+        v = m2[p] / (n[p] - 1)
+        sig2[p] = v if v > floor else floor
+
+
+@_njit
+def profile_ll(pi, pj, n, xbar, m2, floor, gamma, sig2):
+    """Eq 4 at ``gamma`` with each variance at its maximiser given gamma (eq 5 = 0), floored; fills sig2."""
+    ll = 0.0
+    for p in range(n.size):
+        c = n[p]
+        r = xbar[p] - (gamma[pi[p]] - gamma[pj[p]])
+        s = m2[p] / c
+        v = s + r * r
+        if v < floor:
+            v = floor
+        sig2[p] = v
+        ll += -0.5 * c * (math.log(2.0 * math.pi) + math.log(v)) - 0.5 * c * (s + r * r) / v
+    return ll
+
+
+@_njit
+def chol_solve(A, b, m):
+    """Solve ``A x = b`` (first ``m`` rows/cols) by Cholesky in place; False if A is not positive definite."""
+    for j in range(m):
+        s = A[j, j]
+        d0 = s
+        for q in range(j):
+            s -= A[j, q] * A[j, q]
+        if not s > 1e-13 * abs(d0):
+            return False
+        L = math.sqrt(s)
+        A[j, j] = L
+        for i in range(j + 1, m):
+            t = A[i, j]
+            for q in range(j):
+                t -= A[i, q] * A[j, q]
+            A[i, j] = t / L
+    for i in range(m):
+        t = b[i]
+        for q in range(i):
+            t -= A[i, q] * b[q]
+        b[i] = t / A[i, i]
+    for i in range(m - 1, -1, -1):
+        t = b[i]
+        for q in range(i + 1, m):
+            t -= A[q, i] * b[q]
+        b[i] = t / A[i, i]
+    return True
+
+
+@_njit
+def _newton_system(K, pi, pj, n, xbar, m2, floor, gamma, A, g, mm):
+    """Gradient ``g`` of the profile likelihood in gamma_1..K-1 and ``A`` = minus its Hessian, or with
+    ``mm`` the majorising (IRLS) matrix: the Laplacian with weights ``n / sigma2`` (always positive
+    definite on a connected comparison graph)."""
+    m = K - 1
+    for a in range(m):
+        g[a] = 0.0
+        for b in range(m):
+            A[a, b] = 0.0
+    for p in range(n.size):
+        i = pi[p]
+        j = pj[p]
+        c = n[p]
+        r = xbar[p] - (gamma[i] - gamma[j])
+        s = m2[p] / c
+        v = s + r * r
+        if v > floor:
+            gr = c * r / v
+            h = c / v if mm else c * (s - r * r) / (v * v)
+        else:
+            gr = c * r / floor
+            h = c / floor
+        if i > 0:
+            g[i - 1] += gr
+            A[i - 1, i - 1] += h
+        if j > 0:
+            g[j - 1] -= gr
+            A[j - 1, j - 1] += h
+        if i > 0 and j > 0:
+            A[i - 1, j - 1] -= h
+            A[j - 1, i - 1] -= h
+
+
+@_njit
+def fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter):
+    """Maximise the log-likelihood of eq 4 over (gamma, sigma^2); returns the iterations (< 0: cap hit).
+
+    Given gamma, each sigma^2_ij has the closed-form maximiser ``s2b_ij + (xbar_ij - gamma_i +
+    gamma_j)^2`` (eq 5 = 0, ``s2b`` the biased sample variance), so the maximum of eq 4 is the maximum
+    of the profile likelihood in gamma, found by Newton's method with safeguards: the Newton direction
+    when minus the Hessian is positive definite (a Cholesky factorisation succeeds), otherwise the
+    majorise-minimise direction (the weighted least-squares update with weights ``n / sigma2``, always an
+    ascent direction), each with a backtracking (Armijo) line search, so the likelihood never falls.
+    ``gamma_0 = 0`` fixes the gauge, as eq 6 does. Start: eqs 6-7 when ``init`` (Table 1), else the given
+    gamma (warm start). Stops when a Newton step moves no gamma by more than ``fit_tol`` times the data
+    scale (root mean pair sample variance; a majorising step must be 1000 times smaller) or predicts a
+    gain below the rounding of the likelihood, or the line search cannot raise it, or after
+    ``max_iter`` iterations. Variances are floored at ``var_floor`` times the squared data scale so
+    noiseless pairs keep a finite likelihood. ``sig2`` is returned at its maximiser for the final gamma.
+    """
+    scale2 = data_scale2(n, xbar, m2)
+    floor = var_floor * scale2
+    tol = fit_tol * math.sqrt(scale2)
+    if init:
+        init_eq67(K, pidx, n, xbar, m2, floor, gamma, sig2)
+    g0 = gamma[0]
+    for i in range(K):
+        gamma[i] -= g0
+    m = K - 1
+    A = np.empty((m, m))
+    g = np.empty(m)
+    trial = np.empty(K)
+    ll = profile_ll(pi, pj, n, xbar, m2, floor, gamma, sig2)
+    for it in range(max_iter):
+        _newton_system(K, pi, pj, n, xbar, m2, floor, gamma, A, g, False)
+        for a in range(m):
+            trial[a] = g[a]          # keep the gradient: the solve overwrites g
+        newton = chol_solve(A, g, m)
+        if not newton:
+            _newton_system(K, pi, pj, n, xbar, m2, floor, gamma, A, g, True)
+            chol_solve(A, g, m)
+        slope = 0.0
+        big = 0.0
+        for a in range(m):
+            slope += trial[a] * g[a]
+            if abs(g[a]) > big:
+                big = abs(g[a])
+        # rounding of ll: gains below this cannot be seen
+        eps_ll = 1e-13 * (1.0 + abs(ll))
+        # converged: a Newton step shorter than tol, or a Newton decrement (predicted gain slope / 2)
+        # below the rounding of ll; a majorising step is shorter than the Newton step, so it must be
+        # far smaller before it proves the same
+        done = (big <= tol or 0.5 * slope <= eps_ll) if newton else big <= 1e-3 * tol
+        t = 1.0
+        accepted = False
+        trial[0] = 0.0
+        for ls in range(40):
+            for a in range(m):
+                trial[a + 1] = gamma[a + 1] + t * g[a]
+            new = profile_ll(pi, pj, n, xbar, m2, floor, trial, sig2)
+            if new >= ll + 1e-4 * t * slope - eps_ll:
+                accepted = True
+                break
+            t *= 0.5
+        if done:
+            if accepted and t == 1.0:     # the last Newton step is free and only improves
+                for a in range(m):
+                    gamma[a + 1] = trial[a + 1]
+            profile_ll(pi, pj, n, xbar, m2, floor, gamma, sig2)
+            return it + 1
+        if not accepted:            # no ascent at machine precision: at the maximum
+            profile_ll(pi, pj, n, xbar, m2, floor, gamma, sig2)
+            return it + 1
+        for a in range(m):
+            gamma[a + 1] = trial[a + 1]
+        ll = new
+    profile_ll(pi, pj, n, xbar, m2, floor, gamma, sig2)
+    return -max_iter
+
+
+@_njit
+def model_posterior(K, pidx, n, gamma, sig2, mu, var):
+    """Eq 9: mu_i = sum_j (gamma_i - gamma_j) = K gamma_i - sum gamma; var_i = sum_j sig2_ij / n_ij."""
+    tot = 0.0
+    for i in range(K):
+        tot += gamma[i]
+    for i in range(K):
+        mu[i] = K * gamma[i] - tot
+    score_posterior(K, pidx, n, sig2, mu, var)
+
+
+@_njit
+def intransitivity_index(K, pidx, n, xbar, m2, gamma, sig2, per_sample, unbiased, var_floor):
+    """Eq 17 with eq 19's Gaussian KL, observed vs fitted-model score distributions.
+
+    Observed ``S^_i``: mean ``sum_j xbar_ij``, variance ``sum_j v_ij`` with ``v`` the biased (ML, /n)
+    sample variance, or the unbiased one when ``unbiased``. Model ``S*_i``: mean ``sum_j (gamma_i -
+    gamma_j)``, variance ``sum_j sig2_ij``. With ``per_sample`` the variances are those of one sample per
+    pair; otherwise each term is divided by ``n_ij`` (the score posteriors of eq 9).
+    """
+    floor = var_floor * data_scale2(n, xbar, m2)
+    tot = 0.0
+    for i in range(K):
+        tot += gamma[i]
+    acc = 0.0
+    for i in range(K):
+        mo = 0.0
+        vo = 0.0
+        vm = 0.0
+        for j in range(K):
+            if j == i:
+                continue
+            p = pidx[i, j]
+            mo += xbar[p] if i < j else -xbar[p]
+            v = m2[p] / (n[p] - 1) if unbiased else m2[p] / n[p]
+            if v < floor:
+                v = floor
+            if per_sample:
+                vo += v
+                vm += sig2[p]
+            else:
+                vo += v / n[p]
+                vm += sig2[p] / n[p]
+        mm = K * gamma[i] - tot
+        d2 = (mo - mm) * (mo - mm)
+        # D(P||Q) + D(Q||P) for Gaussians: the log terms of eq 19 cancel
+        acc += (vo + d2) / (2.0 * vm) + (vm + d2) / (2.0 * vo) - 1.0
+    return 1.0 - math.exp(-acc / (2.0 * K))
+
+
+@_njit
+def ml_decide(K, k, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, mu, var):
+    """One ML-POCBAm decision (Table 1): fit, eq 9 posteriors, c, AEPCS argmax. Returns (pair, c, iters)."""
+    iters = fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter)
+    model_posterior(K, pidx, n, gamma, sig2, mu, var)
+    p, c = choose_pair(mu, var, sig2, n, pi, pj, k)
+    return p, c, iters
+
+
+@_njit
+def hybrid_decide(K, k, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter,
+                  mu, var, pvar, per_sample, unbiased, threshold_ii):
+    """Hybrid decision: fit, II; POCBAm's choice while II > threshold, else ML-POCBAm's.
+
+    Returns (pair, II, mode, iters) with mode 1 = ML-POCBAm, 2 = POCBAm."""
+    iters = fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter)
+    ii = intransitivity_index(K, pidx, n, xbar, m2, gamma, sig2, per_sample, unbiased, var_floor)
+    if ii > threshold_ii:
+        p, c = pocbam_decide(K, k, pidx, pi, pj, n, xbar, m2, var_floor, mu, var, pvar)
+        return p, ii, 2, iters
+    model_posterior(K, pidx, n, gamma, sig2, mu, var)
+    p, c = choose_pair(mu, var, sig2, n, pi, pj, k)
+    return p, ii, 1, iters

@@ -1,0 +1,155 @@
+"""The common machinery of fixed-budget top-k selectors: warm-up, budget, trace, anytime answer."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from . import _kernels as kern
+from .problems import check_k, n_pairs, pair_arrays, pair_index_matrix, top_k_of
+
+
+class Trace(NamedTuple):
+    """The samples taken so far, in order: pair ``(i[t], j[t])`` with ``i < j`` and its score ``x[t]``."""
+
+    i: np.ndarray
+    j: np.ndarray
+    x: np.ndarray
+
+
+def _check_int(value, what: str, lo: int, hint: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo:
+        raise ValueError(f"{what} must be an integer >= {lo}{hint}, got {value!r}")
+    return int(value)
+
+
+class Selector:
+    """Base of the selectors: one oracle sample per ``step()``, exactly ``budget`` samples in all.
+
+    Parameters
+    ----------
+    oracle : an object with ``K`` (>= 2) and ``sample(i, j) -> float`` (zero-sum); ``sample_pairs(i, j)``
+        is used for the warm-up batch when present (see ``problems.Oracle``).
+    k : size of the subset to select, ``1 <= k < K``.
+    budget : total number of samples, warm-up included; at least the warm-up ``n0 * K (K - 1) / 2``.
+    n0 : warm-up samples per pair, taken round-robin over the pairs (row-major ``i < j``) before any
+        decision (paper: 3).
+    rng : ``numpy.random.Generator`` for any random choice of the selector (the methods here decide
+        deterministically; it is kept for subclasses and reproducibility). ``None`` makes a fresh
+        unseeded generator.
+
+    The anytime answer ``top_k()`` always returns ``k`` distinct indices, best first; before the warm-up
+    is complete it ranks by the Borda score of the sample means (unsampled pairs count 0).
+    """
+
+    name = "base"
+    min_n0 = 1
+
+    def __init__(self, oracle, k: int, budget: int, *, n0: int = 3, rng: np.random.Generator | None = None):
+        K = getattr(oracle, "K", None)
+        if not callable(getattr(oracle, "sample", None)) or isinstance(K, bool) \
+                or not isinstance(K, (int, np.integer)) or K < 2:
+            raise ValueError("oracle must have an integer K >= 2 and a method sample(i, j) -> float")
+        self.oracle = oracle
+        self.K = K = int(K)
+        self.k = check_k(k, K)
+        self.n0 = _check_int(n0, "n0 (warm-up samples per pair)", self.min_n0,
+                             f" for {self.name}" if self.min_n0 > 1 else "")
+        P = n_pairs(K)
+        self.warmup = self.n0 * P
+        if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)):
+            raise ValueError(f"budget must be an integer, got {budget!r}")
+        if budget < self.warmup or budget < 1:
+            raise ValueError(f"budget {budget} is smaller than the warm-up n0 * K(K-1)/2 = {self.n0} * {P} = "
+                             f"{self.warmup} samples (K = {K}); allowed: budget >= {max(self.warmup, 1)}")
+        self.budget = int(budget)
+        if rng is None:
+            rng = np.random.default_rng()
+        if not isinstance(rng, np.random.Generator):
+            raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        self.rng = rng
+        self.pi, self.pj = pair_arrays(K)
+        self.pidx = pair_index_matrix(K)
+        self.n = np.zeros(P, dtype=np.int64)
+        self.xbar = np.zeros(P)
+        self.m2 = np.zeros(P)
+        self.used = 0
+        self._tp = np.empty(self.budget, dtype=np.int64)
+        self._tx = np.empty(self.budget)
+
+    # --- sampling -------------------------------------------------------------------------------------
+    def is_finished(self) -> bool:
+        return self.used >= self.budget
+
+    def _decide(self) -> int:  # pragma: no cover - abstract
+        """Pair index of the next sample after the warm-up."""
+        raise NotImplementedError
+
+    def _bad_sample(self, i, j, x):
+        raise ValueError(f"the oracle returned a non-finite sample {x!r} for pair ({i}, {j}); samples must "
+                         "be finite floats")
+
+    def step(self) -> tuple[int, int, float]:
+        """Take one sample (a warm-up one, then the method's choice); return ``(i, j, x)``."""
+        if self.used >= self.budget:
+            raise RuntimeError(f"the budget of {self.budget} samples is used up")
+        t = self.used
+        p = t % self.pi.size if t < self.warmup else self._decide()
+        i = int(self.pi[p])
+        j = int(self.pj[p])
+        x = float(self.oracle.sample(i, j))
+        if not np.isfinite(x):
+            self._bad_sample(i, j, x)
+        kern.record(self.n, self.xbar, self.m2, p, x)
+        self._tp[t] = p
+        self._tx[t] = x
+        self.used = t + 1
+        return i, j, x
+
+    def _warmup_batch(self) -> None:
+        """The rest of the warm-up in one oracle call (same samples and order as stepping)."""
+        t0, t1 = self.used, self.warmup
+        if t1 <= t0:
+            return
+        ps = np.arange(t0, t1, dtype=np.int64) % self.pi.size
+        i, j = self.pi[ps], self.pj[ps]
+        batch = getattr(self.oracle, "sample_pairs", None)
+        if callable(batch):
+            xs = np.asarray(batch(i, j), dtype=np.float64)
+        else:
+            xs = np.array([float(self.oracle.sample(int(a), int(b))) for a, b in zip(i, j)])
+        bad = np.flatnonzero(~np.isfinite(xs))
+        if bad.size:
+            self._bad_sample(int(i[bad[0]]), int(j[bad[0]]), float(xs[bad[0]]))
+        kern.record_many(self.n, self.xbar, self.m2, ps, xs)
+        self._tp[t0:t1] = ps
+        self._tx[t0:t1] = xs
+        self.used = t1
+
+    def run(self) -> np.ndarray:
+        """Spend the rest of the budget; return ``top_k()``."""
+        self._warmup_batch()
+        while self.used < self.budget:
+            self.step()
+        return self.top_k()
+
+    # --- answers --------------------------------------------------------------------------------------
+    @property
+    def trace(self) -> Trace:
+        p = self._tp[:self.used]
+        return Trace(self.pi[p], self.pj[p], self._tx[:self.used].copy())
+
+    def sample_borda(self) -> np.ndarray:
+        """Borda scores of the sample means, ``sum_j xbar_ij`` (unsampled pairs count 0)."""
+        out = np.empty(self.K)
+        kern.borda_means(self.K, self.pidx, self.xbar, out)
+        return out
+
+    def scores(self) -> np.ndarray:
+        """The scores the current answer ranks by (higher is better)."""
+        return self.sample_borda()
+
+    def top_k(self) -> np.ndarray:
+        """The current top-k: ``k`` distinct indices, best first (ties go to the lower index)."""
+        return top_k_of(self.scores(), self.k)
