@@ -49,12 +49,6 @@ def next_below(rng, n):
 
 
 @kernel
-def next_double(rng):
-    """Uniform float in [0, 1) with 53 random bits."""
-    return (next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@kernel
 def deal_cards(deck_key, deal, out):
     """Fill ``out[:9]`` with deal ``deal`` of the stream ``deck_key``: nine distinct uniform cards.
 

@@ -25,10 +25,8 @@ SMALL_BLIND = 50
 N_ROUNDS = 4
 MAX_ACTIONS_PER_ROUND = 64  # ACPC MAX_NUM_ACTIONS; heads-up no raise once 63 actions were made
 MAX_ACTIONS_PER_HAND = N_ROUNDS * MAX_ACTIONS_PER_ROUND
-BOARD_CARDS_SEEN = (0, 3, 4, 5)  # board cards visible in each round
 
 FOLD, CALL, RAISE = 0, 1, 2
-ACTION_NAMES = ("fold", "call", "raise")
 
 # State fields.
 S_ROUND, S_ACTOR, S_SPENT0, S_SPENT1, S_MAX_SPENT, S_MIN_RAISE_TO, S_ROUND_ACTIONS, S_FOLDED, S_FINISHED, S_ACTIONS = range(10)

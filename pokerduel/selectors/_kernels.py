@@ -198,16 +198,10 @@ def log_likelihood(K, pidx, n, xbar, m2, gamma, sig2):
 @_njit
 def init_eq67(K, pidx, n, xbar, m2, floor, gamma, sig2):
     """Eqs 6-7: gamma_i = (S_i - S_0) / K from sample-mean Borda scores; sig2 = unbiased sample variance."""
-    s0 = 0.0
-    for j in range(1, K):
-        s0 += xbar[pidx[0, j]]
+    borda_means(K, pidx, xbar, gamma)
+    s0 = gamma[0]
     for i in range(K):
-        s = 0.0
-        for j in range(K):
-            if j != i:
-                p = pidx[i, j]
-                s += xbar[p] if i < j else -xbar[p]
-        gamma[i] = (s - s0) / K
+        gamma[i] = (gamma[i] - s0) / K
     for p in range(n.size):
         v = m2[p] / (n[p] - 1)
         sig2[p] = v if v > floor else floor
