@@ -115,8 +115,10 @@ def _play_deals(kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b, fmem
                                   st, cards, hist, hs, hs_key, hs_samples, rng_a, rng_b)
             p0 = payoff0(st, v0, v1)
             pa = p0 if half == 0 else -p0
-            policy.observe(kind_a, params_a, imem_a, fmem_a, half, half, st, cards, hist, pa)
-            policy.observe(kind_b, params_b, imem_b, fmem_b, half, 1 - half, st, cards, hist, -pa)
+            policy.observe(kind_a, params_a, imem_a, fmem_a, half, half, st, cards, hist, pa, hs, hs_key,
+                           hs_samples)
+            policy.observe(kind_b, params_b, imem_b, fmem_b, half, 1 - half, st, cards, hist, -pa, hs, hs_key,
+                           hs_samples)
             hand_payoffs[d, half] = pa
             if record:
                 n = st[S_ACTIONS]

@@ -63,9 +63,10 @@ def reset(kind, params, imem, fmem):
 
 
 @kernel
-def observe(kind, params, imem, fmem, bank, pos, st, cards, hist, payoff):
+def observe(kind, params, imem, fmem, bank, pos, st, cards, hist, payoff, hs, hs_key, hs_samples):
     """End-of-hand update of memory bank ``imem[bank], fmem[bank]`` (the rule bots keep none).
 
-    Opponent hole cards may be read only when the hand went to showdown (``st[S_FOLDED] < 0``).
+    Opponent hole cards may be read only when the hand went to showdown (``st[S_FOLDED] < 0``); hand
+    strengths come from the deal's cache (``cached_strength``), shared with ``act``.
     """
     return
