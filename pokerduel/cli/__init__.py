@@ -7,6 +7,7 @@ import click
 from .. import __version__
 from .bench import bench
 from .play import play
+from .population import population
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -17,3 +18,4 @@ def main():
 
 main.add_command(play)
 main.add_command(bench)
+main.add_command(population)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 # Kind codes, dispatched in policy.py.
-RANDOM, CALLING_MACHINE, SCARED_LIMPER, HOTHEAD_MANIAC, CANDID_STATISTICIAN = range(5)
+RANDOM, CALLING_MACHINE, SCARED_LIMPER, HOTHEAD_MANIAC, CANDID_STATISTICIAN, ASHE = range(6)
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,9 +73,15 @@ BOTS = {
 
 
 def make_player(spec: "str | Player") -> Player:
-    """A player from a name in ``BOTS`` (or a ``Player``, returned as is)."""
+    """A player from a spec: a name in ``BOTS``, ``FILE.h5:INDEX`` for an ASHE player of a population
+    file, or a ``Player`` (returned as is)."""
     if isinstance(spec, Player):
         return spec
-    if spec not in BOTS:
-        raise ValueError(f"unknown player {spec!r}; choose one of {', '.join(BOTS)}")
-    return BOTS[spec]()
+    if isinstance(spec, str) and spec in BOTS:
+        return BOTS[spec]()
+    if isinstance(spec, str) and ":" in spec:
+        from ..populations import player_from_spec
+
+        return player_from_spec(spec)
+    raise ValueError(f"unknown player {spec!r}; choose one of {', '.join(BOTS)}, or FILE.h5:INDEX for a "
+                     "player of a population file")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from .._jit import kernel
 from ..engine.decks import stream_key
-from ..engine.rules import S_ROUND
-from .base import CALLING_MACHINE, CANDID_STATISTICIAN, HOTHEAD_MANIAC, RANDOM, SCARED_LIMPER
+from ..engine.rules import S_FOLDED, S_ROUND
+from .ashe import ashe_act, ashe_observe, ashe_reset
+from .base import ASHE, CALLING_MACHINE, CANDID_STATISTICIAN, HOTHEAD_MANIAC, RANDOM, SCARED_LIMPER
 from .bots import (
     calling_machine_act,
     candid_statistician_act,
@@ -41,25 +42,32 @@ def act(kind, params, imem, fmem, bank, pos, st, lo, hi, cards, hist, hs, hs_key
         return calling_machine_act(st, pos)
     if kind == HOTHEAD_MANIAC:
         return hothead_maniac_act(st, pos, lo, hi, params[0], params[1])
-    return _act_with_strength(kind, params, pos, st, lo, hi, cards, hs, hs_key, hs_samples)
+    return _act_with_strength(kind, params, imem, fmem, bank, pos, st, lo, hi, cards, hist, hs, hs_key, hs_samples)
 
 
 @kernel
-def _act_with_strength(kind, params, pos, st, lo, hi, cards, hs, hs_key, hs_samples):
+def _act_with_strength(kind, params, imem, fmem, bank, pos, st, lo, hi, cards, hist, hs, hs_key, hs_samples):
     """Kinds that decide from hand strength (kept out of ``act`` so the common path stays small)."""
     strength = cached_strength(hs, hs_key, hs_samples, cards, pos, st[S_ROUND])
     if kind == SCARED_LIMPER:
         return scared_limper_act(st, pos, lo, hi, strength, params[0])
     if kind == CANDID_STATISTICIAN:
         return candid_statistician_act(st, pos, lo, hi, strength, params[0])
+    if kind == ASHE:
+        return ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength)
     return -1, 0  # unknown kind: the match loop counts it as an invalid action
 
 
 @kernel
 def reset(kind, params, imem, fmem):
-    """Clear a player's memory for a new opponent (or a new half of a duplicate match)."""
-    imem[:] = 0
-    fmem[:] = 0.0
+    """Clear a player's memory (one bank) for a new opponent or a new half of a duplicate match."""
+    if kind == ASHE:
+        ashe_reset(params, imem, fmem)
+        return
+    for j in range(imem.shape[0]):
+        imem[j] = 0
+    for j in range(fmem.shape[0]):
+        fmem[j] = 0.0
 
 
 @kernel
@@ -69,4 +77,7 @@ def observe(kind, params, imem, fmem, bank, pos, st, cards, hist, payoff, hs, hs
     Opponent hole cards may be read only when the hand went to showdown (``st[S_FOLDED] < 0``); hand
     strengths come from the deal's cache (``cached_strength``), shared with ``act``.
     """
-    return
+    if kind == ASHE:
+        showdown = st[S_FOLDED] < 0
+        opp = cached_strength(hs, hs_key, hs_samples, cards, 1 - pos, 3) if showdown else -1.0
+        ashe_observe(params, imem, fmem, bank, pos, st, hist, payoff, opp)

@@ -1,0 +1,60 @@
+"""``pokerduel population``: make and inspect population files of ASHE players."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+
+@click.group()
+def population():
+    """Populations of ASHE players (HDF5 files)."""
+
+
+@population.command("new")
+@click.option("--size", type=click.IntRange(min=1), default=10, show_default=True, help="Number of players.")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Seed of the weights.")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), required=True, help="HDF5 file to write.")
+@click.option("--hidden", type=click.IntRange(1, 256), default=10, show_default=True,
+              help="LSTM cells per estimator.")
+@click.option("--prt-capacity", type=click.IntRange(2, 1 << 22), default=8192, show_default=True,
+              help="Pattern Recognition Tree nodes per opponent and duplicate half.")
+@click.option("--lstm-reset", type=click.Choice(["hand", "half"]), default="hand", show_default=True,
+              help="Zero the LSTM state after every hand, or keep it through a duplicate half.")
+@click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
+def new(size, seed, out, hidden, prt_capacity, lstm_reset, as_json):
+    """Write a population of random ASHE players (every weight uniform on [-1, 1])."""
+    from ..players.genomes import AsheSettings
+    from ..populations import new_population, save_population
+
+    settings = AsheSettings(hidden=hidden, prt_capacity=prt_capacity, lstm_reset=lstm_reset)
+    pop = new_population(size, seed, settings)
+    save_population(pop, out)
+    summary = {"out": out, "size": size, "seed": seed, "genome_size": settings.genome_size,
+               "settings": settings.to_dict()}
+    if as_json:
+        click.echo(json.dumps(summary))
+    else:
+        click.echo(f"wrote {size} ASHE players ({settings.genome_size} weights each, seed {seed}) to {out}; "
+                   f"use them as {out}:0 .. {out}:{size - 1}")
+
+
+@population.command("show")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
+def show(path, as_json):
+    """Describe a population file."""
+    from ..populations import load_population
+
+    try:
+        pop = load_population(path)
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="PATH") from None
+    summary = {"path": path, "size": len(pop), "seed": pop.seed, "init": pop.init,
+               "genome_size": pop.settings.genome_size, "settings": pop.settings.to_dict()}
+    if as_json:
+        click.echo(json.dumps(summary))
+        return
+    click.echo(f"{path}: {len(pop)} ASHE players, seed {pop.seed}, weights drawn from {pop.init}")
+    click.echo(f"settings: {pop.settings.to_dict()}; {pop.settings.genome_size} weights per genome")

@@ -1,0 +1,481 @@
+"""ASHE 2.0-style player (Li & Miikkulainen 2018): a Pattern Recognition Tree and two LSTM estimators.
+
+At each decision the player looks up, for every candidate action, the PRT node the action leads to;
+the **OFRE** network estimates the opponent's fold rate there and the **SWRE** network the player's
+showdown win rate; it then takes the candidate of highest one-step expected utility. The PRT is the
+player's memory of the opponent (kept per memory bank, i.e. per opponent and duplicate half); the LSTM
+state lives within a hand. The design follows ``../shared/notes/ashe-player.md`` §5 and is described,
+with every choice and its setting, in ``docs/players.md``.
+
+Everything here is a numba kernel that never allocates: the per-bank memory arrays hold the PRT, the
+LSTM state and all scratch space (layouts below).
+
+**Action alphabet** (PRT edges, both players): ``F``, ``C``, and the raise buckets ``B0..B6`` of the
+raise increment as a fraction ``s`` of the pot after calling: B0 < 0.375 <= B1 < 0.75 <= B2 < 1.25 <= B3
+< 1.75 <= B4 < 3 <= B5, and B6 for all-in or a raise leaving less than 5% of the stack behind. The
+player's own raises of 0.5, 1, 1.5 and 2 pots fall in B1..B4 and its all-in in B6.
+
+**params** (float64): ``[hidden, prt_capacity, lstm_reset, 0, OFRE block, SWRE block]``. An estimator
+block for ``n`` inputs and ``H`` cells is, in order: ``W[4, H, n]``, ``R[4, H, H]``, peepholes
+``p[3, H]`` (input, forget, output gates), biases ``b[4, H]``, output weights ``w[H]``, output bias;
+gates are ordered (block input z, input i, forget f, output o). The genome is everything after the
+header.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._jit import kernel
+from ..engine.rules import (
+    CALL,
+    FOLD,
+    RAISE,
+    S_ACTIONS,
+    S_ACTOR,
+    S_MAX_SPENT,
+    S_ROUND,
+    S_SPENT0,
+    STACK,
+    STATE_SIZE,
+    apply_legal,
+    new_hand,
+    pot,
+    to_call,
+)
+
+# ---- action alphabet -------------------------------------------------------------------------------
+CODE_F, CODE_C = 0, 1
+CODE_B0, CODE_B6 = 2, 8
+N_CODES = 9
+CODE_NAMES = ("F", "C", "B0", "B1", "B2", "B3", "B4", "B5", "B6")
+BUCKET_EDGES = (0.375, 0.75, 1.25, 1.75, 3.0)  # of s = raise increment / pot after calling
+ALLIN_LEFT = 0.05  # a raise leaving less than this fraction of the stack behind counts as all-in (B6)
+
+# Candidate actions of the player, in increasing commitment: fold, check/call, 0.5/1/1.5/2 pot, all-in.
+N_CANDIDATES = 7
+CANDIDATE_NAMES = ("fold", "call", "raise 0.5 pot", "raise 1 pot", "raise 1.5 pot", "raise 2 pot", "all-in")
+TIE_CHIPS = 1.0  # utilities within a chip are a tie, won by the smaller commitment
+
+# ---- estimator inputs ------------------------------------------------------------------------------
+# Inputs fixed for the decision come first (their product with W is shared by the candidates).
+N_DEC = 8  # street one-hot (4), pot / (2 stacks), own stack left / stack, to call / stack, pot odds
+OFRE_INPUTS = N_DEC + 7  # + added, size class, all-in, node fold rate, node confidence, street fold rate, conf.
+SWRE_INPUTS = N_DEC + 1 + 10  # + hand strength | added, size, all-in, node sd HS, sd win, sd conf., sd freq., street x3
+OFRE_DEC, SWRE_DEC = N_DEC, N_DEC + 1
+CONF_PRIOR = 10.0  # confidence of n observations is n / (n + CONF_PRIOR)
+
+# ---- params header ---------------------------------------------------------------------------------
+P_HIDDEN, P_CAPACITY, P_LSTM_RESET = 0, 1, 2
+HEADER = 4
+RESET_HAND, RESET_HALF = 0, 1  # when the LSTM state returns to zero
+
+
+@kernel
+def block_size(n_inputs, hidden):
+    """Weights of one estimator: W, R, peepholes, biases, output weights and output bias."""
+    return 4 * hidden * n_inputs + 4 * hidden * hidden + 3 * hidden + 4 * hidden + hidden + 1
+
+
+def genome_size(hidden: int) -> int:
+    """Length of the genome (OFRE block then SWRE block)."""
+    return block_size(OFRE_INPUTS, hidden) + block_size(SWRE_INPUTS, hidden)
+
+
+# ---- memory layouts (per bank) ---------------------------------------------------------------------
+# imem: [n_nodes, overflow, decisions, lstm_steps, ...] | scratch state | street aggregates | nodes
+I_NNODES, I_OVERFLOW, I_DECISIONS, I_STEPS = 0, 1, 2, 3
+I_STATE = 8
+I_CAND_TO = I_STATE + STATE_SIZE  # raise-to of each candidate (0 for fold/call, -1 if absent)
+I_AGG = I_CAND_TO + N_CANDIDATES  # [stat, street, code] with stats (visits, opp_acts, opp_fold, sd_n)
+AGG_VISITS, AGG_OPP_ACTS, AGG_OPP_FOLD, AGG_SD_N = range(4)
+I_NODES = I_AGG + 4 * 4 * N_CODES
+# Node record: child[9], visits, opp_acts, opp_fold, opp_call, opp_raise, sd_n (16 words with padding).
+N_VISITS, N_OPP_ACTS, N_OPP_FOLD, N_OPP_CALL, N_OPP_RAISE, N_SD_N = range(N_CODES, N_CODES + 6)
+NODE_WORDS = 16
+# fmem: street aggregates (sd_opp_hs, sd_win) | LSTM state | candidate states | pre-activations | inputs | nodes
+F_AGG = 0
+F_LSTM = F_AGG + 2 * 4 * N_CODES
+ROOTS = 2  # node 0: the player sits at position 0 (big blind); node 1: position 1 (button)
+
+
+def memory_sizes(hidden: int, capacity: int) -> tuple[int, int]:
+    """``(n_imem, n_fmem)`` words per bank for a player with ``hidden`` cells and ``capacity`` PRT nodes."""
+    return I_NODES + NODE_WORDS * capacity, _f_nodes(hidden) + 2 * capacity
+
+
+def _f_nodes(hidden):
+    return F_LSTM + 4 * hidden + N_CANDIDATES * 4 * hidden + 8 * hidden + 2 * 32
+
+
+# ---- action codes ----------------------------------------------------------------------------------
+@kernel
+def action_code(st, action, amount):
+    """PRT edge code of ``action`` (raise to ``amount``) by the player to act in state ``st``."""
+    if action == FOLD:
+        return CODE_F
+    if action != RAISE:
+        return CODE_C
+    if STACK - amount < ALLIN_LEFT * STACK:
+        return CODE_B6
+    x = to_call(st, st[S_ACTOR])
+    s = (amount - st[S_MAX_SPENT]) / (pot(st) + x)
+    code = CODE_B0
+    for edge in BUCKET_EDGES:
+        code += s >= edge
+    return code
+
+
+@kernel
+def candidate_raises(st, pos, lo, hi, out):
+    """Raise-to of each candidate into ``out[7]``: 0 for fold and call, -1 where a candidate is absent.
+
+    Fold is absent when checking is free. Pot raises below the minimum are bumped to it; a raise
+    reaching the stack is the all-in; raises equal to a smaller candidate are dropped.
+    """
+    x = to_call(st, pos)
+    out[0] = 0 if x > 0 else -1
+    out[1] = 0
+    unit = pot(st) + x
+    prev = -1
+    for k in range(4):
+        target = st[S_MAX_SPENT] + ((k + 1) * unit + 1) // 2
+        target = max(target, lo)
+        ok = (lo >= 0) & (target < hi) & (target != prev)
+        out[2 + k] = target if ok else -1
+        prev = target if ok else prev
+    out[6] = hi if lo >= 0 else -1
+
+
+# ---- LSTM ------------------------------------------------------------------------------------------
+@kernel
+def _sigmoid(v):
+    return 1.0 / (1.0 + math.exp(-v))
+
+
+@kernel
+def lstm_pre(params, off, n_in, n_dec, hidden, x, h, pre):
+    """Gate pre-activations that do not depend on the candidate: ``b + R h + W[:, :n_dec] x[:n_dec]``."""
+    w = off
+    r = w + 4 * hidden * n_in
+    b = r + 4 * hidden * hidden + 3 * hidden
+    for g in range(4):
+        for u in range(hidden):
+            row = g * hidden + u
+            acc = params[b + row]
+            base = r + row * hidden
+            for m in range(hidden):
+                acc += params[base + m] * h[m]
+            base = w + row * n_in
+            for k in range(n_dec):
+                acc += params[base + k] * x[k]
+            pre[row] = acc
+
+
+@kernel
+def lstm_finish(params, off, n_in, n_dec, hidden, x, c, pre, h_out, c_out):
+    """Add the candidate inputs ``x[n_dec:]`` and complete one peephole-LSTM step; return sigmoid(w.y + b)."""
+    w = off
+    p = w + 4 * hidden * n_in + 4 * hidden * hidden
+    wo = p + 3 * hidden + 4 * hidden
+    out = params[wo + hidden]
+    for u in range(hidden):
+        a0 = pre[u]
+        a1 = pre[hidden + u]
+        a2 = pre[2 * hidden + u]
+        a3 = pre[3 * hidden + u]
+        b0 = w + u * n_in
+        b1 = w + (hidden + u) * n_in
+        b2 = w + (2 * hidden + u) * n_in
+        b3 = w + (3 * hidden + u) * n_in
+        for k in range(n_dec, n_in):
+            xk = x[k]
+            a0 += params[b0 + k] * xk
+            a1 += params[b1 + k] * xk
+            a2 += params[b2 + k] * xk
+            a3 += params[b3 + k] * xk
+        z = math.tanh(a0)
+        i = _sigmoid(a1 + params[p + u] * c[u])
+        f = _sigmoid(a2 + params[p + hidden + u] * c[u])
+        cell = i * z + f * c[u]
+        o = _sigmoid(a3 + params[p + 2 * hidden + u] * cell)
+        y = o * math.tanh(cell)
+        c_out[u] = cell
+        h_out[u] = y
+        out += params[wo + u] * y
+    return _sigmoid(out)
+
+
+@kernel
+def lstm_step(params, off, n_in, hidden, x, h, c, pre, h_out, c_out):
+    """One full LSTM step of the estimator at ``params[off:]`` on input ``x`` (used by tests and tools)."""
+    lstm_pre(params, off, n_in, n_in, hidden, x, h, pre)
+    return lstm_finish(params, off, n_in, n_in, hidden, x, c, pre, h_out, c_out)
+
+
+# ---- PRT -------------------------------------------------------------------------------------------
+@kernel
+def _node(n):
+    return I_NODES + NODE_WORDS * n
+
+
+@kernel
+def _new_node(im, capacity):
+    """Index of a fresh zeroed node, or -1 when the tree is full."""
+    n = im[I_NNODES]
+    if n >= capacity:
+        im[I_OVERFLOW] += 1
+        return -1
+    base = _node(n)
+    for j in range(NODE_WORDS):
+        im[base + j] = 0
+    for j in range(N_CODES):
+        im[base + j] = -1
+    im[I_NNODES] = n + 1
+    return n
+
+
+@kernel
+def prt_clear(im, fm, capacity):
+    """Empty tree with its two roots, zero street aggregates, zero LSTM state (a new opponent or half)."""
+    im[I_NNODES] = 0
+    im[I_OVERFLOW] = 0
+    for j in range(I_NODES):
+        im[j] = 0
+    for j in range(fm.shape[0]):
+        fm[j] = 0.0
+    for _ in range(ROOTS):
+        _new_node(im, capacity)
+
+
+@kernel
+def prt_current(im, pos, hist, n_actions):
+    """Node of the hand's betting so far (``hist[:n_actions]``) seen by the player at ``pos``; -1 if unseen."""
+    sc = im[I_STATE:I_STATE + STATE_SIZE]
+    new_hand(sc)
+    node = pos
+    for a in range(n_actions):
+        code = action_code(sc, hist[a, 2], hist[a, 3])
+        node = im[_node(node) + code]
+        if node < 0:
+            return -1
+        apply_legal(sc, hist[a, 2], hist[a, 3])
+    return node
+
+
+@kernel
+def _agg(street, code):
+    return street * N_CODES + code
+
+
+@kernel
+def prt_update(im, fm, capacity, pos, hist, n_actions, showdown, opp_hs, result):
+    """Record a finished hand: visits and the opponent's responses along the path, showdown statistics on
+    every node of the path (``opp_hs`` the opponent's river hand strength, ``result`` 1/0.5/0), and the
+    street aggregates of the player's actions."""
+    sc = im[I_STATE:I_STATE + STATE_SIZE]
+    new_hand(sc)
+    f_nodes = fm.shape[0] - 2 * capacity
+    node = pos
+    im[_node(node) + N_VISITS] += 1
+    if showdown:
+        im[_node(node) + N_SD_N] += 1
+        fm[f_nodes + 2 * node] += opp_hs
+        fm[f_nodes + 2 * node + 1] += result
+    pending = -1  # aggregate cell of the player's last action, awaiting the opponent's response
+    for a in range(n_actions):
+        actor = hist[a, 1]
+        action = hist[a, 2]
+        code = action_code(sc, action, hist[a, 3])
+        street = sc[S_ROUND]
+        if actor != pos:
+            if node >= 0:
+                base = _node(node)
+                im[base + N_OPP_ACTS] += 1
+                im[base + N_OPP_FOLD] += action == FOLD
+                im[base + N_OPP_CALL] += action == CALL
+                im[base + N_OPP_RAISE] += action == RAISE
+            if pending >= 0:
+                im[I_AGG + AGG_OPP_ACTS * 36 + pending] += 1
+                im[I_AGG + AGG_OPP_FOLD * 36 + pending] += action == FOLD
+                pending = -1
+        else:
+            cell = _agg(street, code)
+            pending = cell if action == RAISE else -1
+            im[I_AGG + AGG_VISITS * 36 + cell] += 1
+            if showdown:
+                im[I_AGG + AGG_SD_N * 36 + cell] += 1
+                fm[F_AGG + cell] += opp_hs
+                fm[F_AGG + 36 + cell] += result
+        if node >= 0:
+            child = im[_node(node) + code]
+            if child < 0:
+                child = _new_node(im, capacity)
+                if child >= 0:
+                    im[_node(node) + code] = child
+            node = child
+        if node >= 0:
+            im[_node(node) + N_VISITS] += 1
+            if showdown:
+                im[_node(node) + N_SD_N] += 1
+                fm[f_nodes + 2 * node] += opp_hs
+                fm[f_nodes + 2 * node + 1] += result
+        apply_legal(sc, action, hist[a, 3])
+
+
+# ---- decision --------------------------------------------------------------------------------------
+@kernel
+def candidate_utility(st, pos, raise_to, f_hat, w_hat):
+    """One-step expected utility of a candidate, in chips relative to folding now (note §5.4).
+
+    Call: ``w P - (1 - w) x``. Raise by increment ``r``: ``f P + (1 - f) (w (P + r) - (1 - w) (x + r))``.
+    Stacks are equal, so the all-in increment never exceeds what the opponent can call.
+    """
+    p = np.float64(pot(st))
+    x = np.float64(to_call(st, pos))
+    if raise_to == 0:
+        return w_hat * p - (1.0 - w_hat) * x
+    r = np.float64(raise_to - st[S_MAX_SPENT])
+    return f_hat * p + (1.0 - f_hat) * (w_hat * (p + r) - (1.0 - w_hat) * (x + r))
+
+
+@kernel
+def _decision_inputs(st, pos, x):
+    """The inputs shared by both estimators and all candidates (all in [0, 1])."""
+    rnd = st[S_ROUND]
+    for j in range(4):
+        x[j] = 1.0 if j == rnd else 0.0
+    p = pot(st)
+    call = to_call(st, pos)
+    x[4] = p / (2.0 * STACK)
+    x[5] = (STACK - st[S_SPENT0 + pos]) / STACK
+    x[6] = call / STACK
+    x[7] = call / (call + p)
+
+
+@kernel
+def _rate(num, den, default):
+    return num / den if den > 0 else default
+
+
+@kernel
+def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
+    """Choose ``(action, raise_to)`` by one-step expected utility from the OFRE and SWRE estimates."""
+    hidden = np.int64(params[P_HIDDEN])
+    im = imem[bank]
+    fm = fmem[bank]
+    capacity = np.int64(params[P_CAPACITY])
+    f_nodes = fm.shape[0] - 2 * capacity
+    off_o = HEADER
+    off_s = HEADER + block_size(OFRE_INPUTS, hidden)
+    st_h = F_LSTM  # committed (h, c) of OFRE then SWRE
+    cand = F_LSTM + 4 * hidden  # per candidate: OFRE h, c, SWRE h, c
+    pre_o = cand + N_CANDIDATES * 4 * hidden
+    pre_s = pre_o + 4 * hidden
+    xo = pre_s + 4 * hidden
+    xs = xo + 32
+    h_o = fm[st_h:st_h + hidden]
+    c_o = fm[st_h + hidden:st_h + 2 * hidden]
+    h_s = fm[st_h + 2 * hidden:st_h + 3 * hidden]
+    c_s = fm[st_h + 3 * hidden:st_h + 4 * hidden]
+    x_o = fm[xo:xo + OFRE_INPUTS]
+    x_s = fm[xs:xs + SWRE_INPUTS]
+    _decision_inputs(st, pos, x_o)
+    _decision_inputs(st, pos, x_s)
+    x_s[N_DEC] = strength
+    lstm_pre(params, off_o, OFRE_INPUTS, OFRE_DEC, hidden, x_o, h_o, fm[pre_o:pre_o + 4 * hidden])
+    lstm_pre(params, off_s, SWRE_INPUTS, SWRE_DEC, hidden, x_s, h_s, fm[pre_s:pre_s + 4 * hidden])
+
+    node = prt_current(im, pos, hist, st[S_ACTIONS])
+    street = st[S_ROUND]
+    to = im[I_CAND_TO:I_CAND_TO + N_CANDIDATES]
+    candidate_raises(st, pos, lo, hi, to)
+    im[I_DECISIONS] += 1
+    spent = st[S_SPENT0 + pos]
+    best = -1
+    best_u = 0.0
+    for k in range(N_CANDIDATES):
+        if to[k] < 0:
+            continue
+        if k == 0:  # fold: utility 0 by definition, no estimate needed
+            best = 0
+            best_u = 0.0
+            continue
+        action = CALL if k == 1 else RAISE
+        code = action_code(st, action, to[k])
+        child = im[_node(node) + code] if node >= 0 else -1
+        ag = _agg(street, code)
+        added = (st[S_MAX_SPENT] if k == 1 else to[k]) - spent
+        allin = 1.0 if to[k] >= STACK else 0.0
+        size = allin if (k == 1) | (k == 6) else (k - 1) / 4.0
+        # OFRE: the opponent's folds at the node the candidate leads to, and on this street overall.
+        n_acts = im[_node(child) + N_OPP_ACTS] if child >= 0 else 0
+        n_fold = im[_node(child) + N_OPP_FOLD] if child >= 0 else 0
+        a_acts = im[I_AGG + AGG_OPP_ACTS * 36 + ag]
+        a_fold = im[I_AGG + AGG_OPP_FOLD * 36 + ag]
+        x_o[N_DEC] = added / STACK
+        x_o[N_DEC + 1] = size
+        x_o[N_DEC + 2] = allin
+        x_o[N_DEC + 3] = _rate(n_fold, n_acts, 0.5)
+        x_o[N_DEC + 4] = n_acts / (n_acts + CONF_PRIOR)
+        x_o[N_DEC + 5] = _rate(a_fold, a_acts, 0.5)
+        x_o[N_DEC + 6] = a_acts / (a_acts + CONF_PRIOR)
+        # SWRE: showdowns through that node and on this street overall.
+        visits = im[_node(child) + N_VISITS] if child >= 0 else 0
+        sd_n = im[_node(child) + N_SD_N] if child >= 0 else 0
+        sd_hs = fm[f_nodes + 2 * child] if child >= 0 else 0.0
+        sd_win = fm[f_nodes + 2 * child + 1] if child >= 0 else 0.0
+        a_sd = im[I_AGG + AGG_SD_N * 36 + ag]
+        j = SWRE_DEC
+        x_s[j] = added / STACK
+        x_s[j + 1] = size
+        x_s[j + 2] = allin
+        x_s[j + 3] = _rate(sd_hs, sd_n, 0.5)
+        x_s[j + 4] = _rate(sd_win, sd_n, 0.5)
+        x_s[j + 5] = sd_n / (sd_n + CONF_PRIOR)
+        x_s[j + 6] = _rate(sd_n, visits, 0.0)
+        x_s[j + 7] = _rate(fm[F_AGG + ag], a_sd, 0.5)
+        x_s[j + 8] = _rate(fm[F_AGG + 36 + ag], a_sd, 0.5)
+        x_s[j + 9] = a_sd / (a_sd + CONF_PRIOR)
+        slot = cand + k * 4 * hidden
+        f_hat = lstm_finish(params, off_o, OFRE_INPUTS, OFRE_DEC, hidden, x_o, c_o, fm[pre_o:pre_o + 4 * hidden],
+                            fm[slot:slot + hidden], fm[slot + hidden:slot + 2 * hidden])
+        w_hat = lstm_finish(params, off_s, SWRE_INPUTS, SWRE_DEC, hidden, x_s, c_s, fm[pre_s:pre_s + 4 * hidden],
+                            fm[slot + 2 * hidden:slot + 3 * hidden], fm[slot + 3 * hidden:slot + 4 * hidden])
+        im[I_STEPS] += 2
+        u = candidate_utility(st, pos, to[k], 0.0 if k == 1 else f_hat, w_hat)
+        if (best < 0) | (u > best_u + TIE_CHIPS):
+            best = k
+            best_u = u
+    if best >= 1:  # commit the chosen candidate's LSTM state (after a fold the hand is over)
+        slot = cand + best * 4 * hidden
+        for j in range(4 * hidden):
+            fm[st_h + j] = fm[slot + j]
+    if best == 0:
+        return FOLD, 0
+    if best == 1:
+        return CALL, 0
+    return RAISE, to[best]
+
+
+@kernel
+def ashe_reset(params, im, fm):
+    """A new opponent or duplicate half: empty PRT, zero aggregates and LSTM state."""
+    prt_clear(im, fm, np.int64(params[P_CAPACITY]))
+
+
+@kernel
+def ashe_observe(params, imem, fmem, bank, pos, st, hist, payoff, opp_strength):
+    """End of a hand: update the PRT and, unless the LSTM state is kept for the half, zero it."""
+    im = imem[bank]
+    fm = fmem[bank]
+    hidden = np.int64(params[P_HIDDEN])
+    capacity = np.int64(params[P_CAPACITY])
+    showdown = opp_strength >= 0.0
+    result = 1.0 if payoff > 0 else (0.5 if payoff == 0 else 0.0)
+    prt_update(im, fm, capacity, pos, hist, st[S_ACTIONS], showdown, opp_strength, result)
+    if np.int64(params[P_LSTM_RESET]) == RESET_HAND:
+        for j in range(F_LSTM, F_LSTM + 4 * hidden):
+            fm[j] = 0.0

@@ -1,0 +1,121 @@
+"""ASHE genomes: the settings of a player, the layout of its flat weight vector, and how to make players.
+
+A genome is one flat float32 vector: the OFRE block then the SWRE block, each laid out as described
+in ``pokerduel.players.ashe`` (``W[4, H, n]``, ``R[4, H, H]``, ``p[3, H]``, ``b[4, H]``, ``w[H]``,
+``b_out``). ``unpack`` gives named numpy views of the blocks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from . import ashe
+from .base import ASHE, Player
+
+LSTM_RESETS = {"hand": ashe.RESET_HAND, "half": ashe.RESET_HALF}
+
+
+@dataclass(frozen=True)
+class AsheSettings:
+    """Named choices of the ASHE player (see ``docs/players.md``).
+
+    ``hidden``: LSTM cells per estimator (note §5.3: 10). ``prt_capacity``: PRT nodes per opponent and
+    half; once full, new betting sequences are not recorded (counted in the memory's overflow word).
+    ``lstm_reset``: ``"hand"`` zeroes the LSTM state at the end of every hand (note §5.3), ``"half"``
+    carries it through a duplicate half, like ASHE 1.0's opponent module.
+    """
+
+    hidden: int = 10
+    prt_capacity: int = 8192
+    lstm_reset: str = "hand"
+
+    def __post_init__(self):
+        if not isinstance(self.hidden, (int, np.integer)) or not 1 <= self.hidden <= 256:
+            raise ValueError(f"hidden must be an integer in 1..256, got {self.hidden!r}")
+        if not isinstance(self.prt_capacity, (int, np.integer)) or not 2 <= self.prt_capacity <= 1 << 22:
+            raise ValueError(f"prt_capacity must be an integer in 2..4194304, got {self.prt_capacity!r}")
+        if self.lstm_reset not in LSTM_RESETS:
+            raise ValueError(f"lstm_reset must be one of {', '.join(LSTM_RESETS)}, got {self.lstm_reset!r}")
+
+    @property
+    def genome_size(self) -> int:
+        return ashe.genome_size(self.hidden)
+
+    def to_dict(self) -> dict:
+        return {k: (int(v) if isinstance(v, (int, np.integer)) else v) for k, v in asdict(self).items()}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "AsheSettings":
+        unknown = set(d) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise ValueError(f"unknown ASHE settings {sorted(unknown)}; known: {sorted(cls.__dataclass_fields__)}")
+        return cls(**d)
+
+
+def _blocks(hidden: int):
+    """``(name, offset, n_inputs)`` of the two estimator blocks within a genome."""
+    n_o = ashe.block_size(ashe.OFRE_INPUTS, hidden)
+    return (("ofre", 0, ashe.OFRE_INPUTS), ("swre", n_o, ashe.SWRE_INPUTS))
+
+
+def unpack(genome: np.ndarray, hidden: int) -> dict:
+    """Named views ``{"ofre": {...}, "swre": {...}}`` of a genome's weights (writing to them edits it)."""
+    genome = np.asarray(genome)
+    if genome.shape != (ashe.genome_size(hidden),):
+        raise ValueError(f"a genome with hidden={hidden} has {ashe.genome_size(hidden)} weights, got shape {genome.shape}")
+    out = {}
+    for name, off, n in _blocks(hidden):
+        h = hidden
+        parts = {}
+        for key, shape in (("W", (4, h, n)), ("R", (4, h, h)), ("p", (3, h)), ("b", (4, h)), ("w_out", (h,)),
+                           ("b_out", ())):
+            size = int(np.prod(shape))
+            parts[key] = genome[off:off + size].reshape(shape)
+            off += size
+        out[name] = parts
+    return out
+
+
+def random_genome(settings: AsheSettings, rng: np.random.Generator, low: float = -1.0, high: float = 1.0):
+    """Every weight uniform on ``[low, high]`` (core paper §7: [-1, 1])."""
+    return rng.uniform(low, high, settings.genome_size).astype(np.float32)
+
+
+def handbuilt_genome(settings: AsheSettings = AsheSettings(), sharpness: float = 3.0) -> np.ndarray:
+    """A hand-made (not evolved) genome: SWRE tracks hand strength, OFRE tracks the PRT's fold rate.
+
+    Each estimator uses one cell as a memoryless squashing unit (input and output gates open, forget
+    gate shut) fed ``2 v - 1`` for its key input ``v``; the output unit undoes most of the squashing,
+    so the estimate rises monotonically from 0.13 at ``v = 0`` to 0.87 at ``v = 1``. A reference
+    player for tests and a sanity check of the decision rule.
+    """
+    g = np.zeros(settings.genome_size, np.float32)
+    views = unpack(g, settings.hidden)
+    keys = {"ofre": ashe.N_DEC + 3, "swre": ashe.N_DEC}  # node fold rate; hand strength
+    for name, k in keys.items():
+        v = views[name]
+        v["W"][0, 0, k] = 2.0
+        v["b"][0, 0] = -1.0
+        v["b"][1, 0] = 10.0  # input gate open
+        v["b"][2, 0] = -10.0  # forget gate shut: no memory of earlier steps
+        v["b"][3, 0] = 10.0  # output gate open
+        v["w_out"][0] = sharpness
+    return g
+
+
+def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "ashe") -> Player:
+    """An ASHE player the engine runs in nopython mode (kind ``ASHE``, params = header + genome)."""
+    genome = np.asarray(genome)
+    if genome.shape != (settings.genome_size,):
+        raise ValueError(f"genome must have shape ({settings.genome_size},) for {settings}, got {genome.shape}")
+    if not np.all(np.isfinite(genome)):
+        raise ValueError("genome holds non-finite weights")
+    header = np.zeros(ashe.HEADER)
+    header[ashe.P_HIDDEN] = settings.hidden
+    header[ashe.P_CAPACITY] = settings.prt_capacity
+    header[ashe.P_LSTM_RESET] = LSTM_RESETS[settings.lstm_reset]
+    n_imem, n_fmem = ashe.memory_sizes(settings.hidden, settings.prt_capacity)
+    return Player(name, ASHE, np.concatenate([header, genome.astype(np.float64)]), n_imem, n_fmem,
+                  uses_hand_strength=True)

@@ -1,0 +1,69 @@
+"""Result files: atomic HDF5 writes and self-describing attributes (format, version, config as JSON).
+
+Files are written to a temporary name in the target folder and renamed into place, so a crash never
+leaves a half-written file under the final name. Nothing is ever unpickled: configs are JSON strings.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import h5py
+
+from . import __version__
+
+
+@contextlib.contextmanager
+def atomic_h5(path):
+    """Open a new HDF5 file for writing that appears at ``path`` only once the block succeeds."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    os.close(fd)
+    try:
+        with h5py.File(tmp, "w") as f:
+            yield f
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def stamp(f: h5py.File, fmt: str, format_version: int, **config) -> None:
+    """Write the file's identity: format name and version, pokerduel version, and ``config`` as JSON."""
+    f.attrs["format"] = fmt
+    f.attrs["format_version"] = format_version
+    f.attrs["pokerduel_version"] = __version__
+    f.attrs["config"] = json.dumps(config, sort_keys=True)
+
+
+def open_checked(path, fmt: str, format_version: int) -> tuple[h5py.File, dict]:
+    """Open a file written with ``stamp(fmt, ...)``; return it and its config, or raise ``ValueError``."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path}: no such file")
+    try:
+        f = h5py.File(path, "r")
+    except OSError as err:
+        raise ValueError(f"{path}: not a readable HDF5 file ({err})") from None
+    try:
+        found = f.attrs.get("format")
+        if found != fmt:
+            raise ValueError(f"{path}: not a {fmt} file (format attribute {found!r})")
+        version = f.attrs.get("format_version")
+        if version != format_version:
+            raise ValueError(f"{path}: {fmt} format version {version!r}, this pokerduel reads {format_version}")
+        try:
+            config = json.loads(f.attrs["config"])
+        except (KeyError, TypeError, json.JSONDecodeError) as err:
+            raise ValueError(f"{path}: missing or corrupt config attribute ({err})") from None
+        if not isinstance(config, dict):
+            raise ValueError(f"{path}: config attribute is not a JSON object")
+    except BaseException:
+        f.close()
+        raise
+    return f, config
