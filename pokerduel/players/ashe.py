@@ -97,7 +97,8 @@ N_VISITS, N_OPP_ACTS, N_OPP_FOLD, N_OPP_CALL, N_OPP_RAISE, N_SD_N = range(N_CODE
 NODE_WORDS = 16
 # fmem: street aggregates (sd_opp_hs, sd_win) | LSTM state | candidate states | pre-activations | inputs | nodes
 F_AGG = 0
-F_LSTM = F_AGG + 2 * 4 * N_CODES
+F_TRACE = F_AGG + 2 * 4 * N_CODES  # last decision: (f_hat, w_hat, utility) per candidate, NaN if absent
+F_LSTM = F_TRACE + 3 * N_CANDIDATES
 ROOTS = 2  # node 0: the player sits at position 0 (big blind); node 1: position 1 (button)
 
 
@@ -397,11 +398,15 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
     best = -1
     best_u = 0.0
     for k in range(N_CANDIDATES):
+        fm[F_TRACE + 3 * k] = np.nan
+        fm[F_TRACE + 3 * k + 1] = np.nan
+        fm[F_TRACE + 3 * k + 2] = np.nan
         if to[k] < 0:
             continue
         if k == 0:  # fold: utility 0 by definition, no estimate needed
             best = 0
             best_u = 0.0
+            fm[F_TRACE + 2] = 0.0
             continue
         action = CALL if k == 1 else RAISE
         code = action_code(st, action, to[k])
@@ -445,7 +450,11 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
         w_hat = lstm_finish(params, off_s, SWRE_INPUTS, SWRE_DEC, hidden, x_s, c_s, fm[pre_s:pre_s + 4 * hidden],
                             fm[slot + 2 * hidden:slot + 3 * hidden], fm[slot + 3 * hidden:slot + 4 * hidden])
         im[I_STEPS] += 2
-        u = candidate_utility(st, pos, to[k], 0.0 if k == 1 else f_hat, w_hat)
+        f_hat = 0.0 if k == 1 else f_hat  # a check or call cannot make the opponent fold
+        u = candidate_utility(st, pos, to[k], f_hat, w_hat)
+        fm[F_TRACE + 3 * k] = f_hat
+        fm[F_TRACE + 3 * k + 1] = w_hat
+        fm[F_TRACE + 3 * k + 2] = u
         if (best < 0) | (u > best_u + TIE_CHIPS):
             best = k
             best_u = u
@@ -479,3 +488,57 @@ def ashe_observe(params, imem, fmem, bank, pos, st, hist, payoff, opp_strength):
     if np.int64(params[P_LSTM_RESET]) == RESET_HAND:
         for j in range(F_LSTM, F_LSTM + 4 * hidden):
             fm[j] = 0.0
+
+
+# ---- Python views ----------------------------------------------------------------------------------
+def explain_decision(player, state, strength: float, memory=None, bank: int = 0) -> dict:
+    """What ``player`` (an ASHE ``Player``) does in ``state`` (a ``HandState``) holding ``strength``.
+
+    Returns the chosen ``(action, raise_to)`` and, per candidate, its raise-to, the OFRE and SWRE
+    estimates and the expected utility. ``memory = (imem, fmem)`` (as from ``Player.new_memory``) lets
+    the player use what it has learned; it is copied, not changed. By default the memory is fresh.
+    """
+    from ..engine.rules import MAX_ACTIONS_PER_HAND, raise_range
+
+    if memory is None:
+        imem, fmem = player.new_memory()
+        for b in range(2):
+            ashe_reset(player.params, imem[b], fmem[b])
+    else:
+        imem, fmem = (m.copy() for m in memory)
+    st = state.st.copy()
+    hist = np.zeros((MAX_ACTIONS_PER_HAND, 4), np.int64)
+    for i, row in enumerate(state.actions):
+        hist[i] = row
+    pos = int(st[S_ACTOR])
+    lo, hi = raise_range(st)
+    action, amount = ashe_act(player.params, imem, fmem, bank, pos, st, lo, hi, hist, float(strength))
+    trace = fmem[bank, F_TRACE:F_TRACE + 3 * N_CANDIDATES].reshape(N_CANDIDATES, 3)
+    to = imem[bank, I_CAND_TO:I_CAND_TO + N_CANDIDATES]
+    candidates = [
+        {"name": CANDIDATE_NAMES[k], "raise_to": int(to[k]), "f_hat": float(trace[k, 0]),
+         "w_hat": float(trace[k, 1]), "utility": float(trace[k, 2])}
+        for k in range(N_CANDIDATES) if to[k] >= 0
+    ]
+    return {"action": int(action), "raise_to": int(amount), "candidates": candidates}
+
+
+def prt_nodes(player, imem_bank: np.ndarray, fmem_bank: np.ndarray) -> dict:
+    """The PRT of one memory bank as ``{(root, codes...): stats}``, codes as names such as ``"B2"``."""
+    capacity = int(player.params[P_CAPACITY])
+    f_nodes = fmem_bank.shape[0] - 2 * capacity
+    out = {}
+    stack = [(r, (r,)) for r in range(ROOTS)]
+    while stack:
+        n, key = stack.pop()
+        base = I_NODES + NODE_WORDS * n
+        rec = imem_bank[base:base + NODE_WORDS]
+        out[key] = {
+            "visits": int(rec[N_VISITS]), "opp_acts": int(rec[N_OPP_ACTS]), "opp_fold": int(rec[N_OPP_FOLD]),
+            "opp_call": int(rec[N_OPP_CALL]), "opp_raise": int(rec[N_OPP_RAISE]), "sd_n": int(rec[N_SD_N]),
+            "sd_opp_hs": float(fmem_bank[f_nodes + 2 * n]), "sd_win": float(fmem_bank[f_nodes + 2 * n + 1]),
+        }
+        for code in range(N_CODES):
+            if rec[code] >= 0:
+                stack.append((int(rec[code]), key + (CODE_NAMES[code],)))
+    return out

@@ -1,0 +1,293 @@
+"""ASHE players: LSTM against numpy, PRT counts after scripted hands, utilities computed by hand, play."""
+
+import numpy as np
+import pytest
+
+from pokerduel.engine.rules import CALL, FOLD, MAX_ACTIONS_PER_HAND, RAISE, STACK, HandState
+from pokerduel.matches import play_duplicate, reset_memory
+from pokerduel.players import ashe
+from pokerduel.players.genomes import AsheSettings, ashe_player, handbuilt_genome, random_genome, unpack
+
+H = 10
+
+
+def sigmoid(v):
+    return 1.0 / (1.0 + np.exp(-v))
+
+
+def lstm_reference(v, x, h, c):
+    """Peephole LSTM (Greff et al. 2015, as in ASHE 1.0) followed by a sigmoid output unit, in numpy."""
+    a = np.einsum("ghn,n->gh", v["W"], x) + np.einsum("ghm,m->gh", v["R"], h) + v["b"]
+    z = np.tanh(a[0])
+    i = sigmoid(a[1] + v["p"][0] * c)
+    f = sigmoid(a[2] + v["p"][1] * c)
+    c_new = i * z + f * c
+    o = sigmoid(a[3] + v["p"][2] * c_new)
+    y = o * np.tanh(c_new)
+    return y, c_new, sigmoid(v["w_out"] @ y + v["b_out"])
+
+
+@pytest.mark.parametrize("hidden", [1, 3, 10])
+@pytest.mark.parametrize("block", ["ofre", "swre"])
+def test_lstm_step_matches_numpy_reference(hidden, block):
+    rng = np.random.default_rng(hidden)
+    settings = AsheSettings(hidden=hidden)
+    genome = rng.normal(0, 1, settings.genome_size)
+    player = ashe_player(genome, settings)
+    views = unpack(genome, hidden)[block]
+    n_in = ashe.OFRE_INPUTS if block == "ofre" else ashe.SWRE_INPUTS
+    off = ashe.HEADER + (0 if block == "ofre" else ashe.block_size(ashe.OFRE_INPUTS, hidden))
+    for _ in range(5):
+        x, h, c = rng.uniform(0, 1, n_in), rng.normal(0, 1, hidden), rng.normal(0, 1, hidden)
+        y_ref, c_ref, out_ref = lstm_reference(views, x, h, c)
+        pre, h_out, c_out = np.zeros(4 * hidden), np.zeros(hidden), np.zeros(hidden)
+        out = ashe.lstm_step(player.params, off, n_in, hidden, x, h, c, pre, h_out, c_out)
+        assert out == pytest.approx(out_ref, rel=1e-12)
+        np.testing.assert_allclose(h_out, y_ref, rtol=1e-12)
+        np.testing.assert_allclose(c_out, c_ref, rtol=1e-12)
+        # The decision path splits the inputs into a shared part and a per-candidate part.
+        n_dec = int(rng.integers(0, n_in + 1))
+        ashe.lstm_pre(player.params, off, n_in, n_dec, hidden, x, h, pre)
+        out2 = ashe.lstm_finish(player.params, off, n_in, n_dec, hidden, x, c, pre, h_out, c_out)
+        assert out2 == pytest.approx(out_ref, rel=1e-12)
+
+
+# ---- PRT -------------------------------------------------------------------------------------------
+def scripted(actions):
+    """A HandState after ``actions`` given as ("f"|"c"|raise-to int, ...)."""
+    h = HandState()
+    for a in actions:
+        if a == "f":
+            h.fold()
+        elif a == "c":
+            h.call()
+        else:
+            h.raise_to(a)
+    return h
+
+
+def history(h):
+    hist = np.zeros((MAX_ACTIONS_PER_HAND, 4), np.int64)
+    for i, row in enumerate(h.actions):
+        hist[i] = row
+    return hist
+
+
+@pytest.fixture
+def bank():
+    player = ashe_player(np.zeros(AsheSettings(prt_capacity=64).genome_size), AsheSettings(prt_capacity=64))
+    imem, fmem = player.new_memory()
+    ashe.ashe_reset(player.params, imem[0], fmem[0])
+    return player, imem[0], fmem[0]
+
+
+def record(bank, pos, actions, opp_hs=-1.0, result=0.0):
+    player, im, fm = bank
+    h = scripted(actions)
+    ashe.prt_update(im, fm, int(player.params[ashe.P_CAPACITY]), pos, history(h), len(h.actions),
+                    opp_hs >= 0, opp_hs, result)
+
+
+def test_action_codes_bucket_the_raise_by_pot_fraction():
+    h = HandState()  # button to act: pot 150, to call 50, so the pot after calling is 200
+    codes = {to: ashe.action_code(h.st, RAISE, to) for to in (200, 240, 250, 300, 349, 350, 450, 700, 19000, 19001, 20000)}
+    # raise increment to - 100 over 200: 0.5 -> B1, 0.7 -> B1, 0.75 -> B2, 1 -> B2, 1.245 -> B2, 1.25 -> B3, ...
+    assert codes == {200: 3, 240: 3, 250: 4, 300: 4, 349: 4, 350: 5, 450: 6, 700: 7, 19000: 7, 19001: 8, 20000: 8}
+    assert ashe.action_code(h.st, FOLD, 0) == ashe.CODE_F and ashe.action_code(h.st, CALL, 0) == ashe.CODE_C
+    h.raise_to(200)  # increment 100 from a pot of 300 after calling (0.333 < 0.375): a min-raise is B0
+    assert ashe.action_code(h.st, RAISE, 300) == ashe.CODE_B0
+
+
+def test_prt_counts_after_scripted_hands(bank):
+    player, im, fm = bank
+    # The player sits in the big blind (position 0); the button acts first preflop.
+    record(bank, 0, ["f"])  # button folds
+    record(bank, 0, [300, "c", "c", 900, "f"])  # button pots, player calls, checks, button pots (600), player folds
+    record(bank, 0, [300, "c", "c", "c", "c", "c", "c", "c"], opp_hs=0.25, result=1.0)  # checked down, won
+    record(bank, 0, [300, 900, "f"])  # player re-raises the pot, button folds
+    t = ashe.prt_nodes(player, im, fm)
+    root = t[(0,)]
+    assert root["visits"] == 4 and root["opp_acts"] == 4
+    assert (root["opp_fold"], root["opp_call"], root["opp_raise"]) == (1, 0, 3)
+    assert root["sd_n"] == 1 and root["sd_opp_hs"] == 0.25 and root["sd_win"] == 1.0
+    b2 = t[(0, "B2")]  # after the button's pot raise: the player's node (no opponent action here)
+    assert b2["visits"] == 3 and b2["opp_acts"] == 0 and b2["sd_n"] == 1
+    rr = t[(0, "B2", "B2")]  # the player's pot re-raise: the button folded once out of once
+    assert (rr["visits"], rr["opp_acts"], rr["opp_fold"]) == (1, 1, 1)
+    assert t[(0, "B2", "B2", "F")]["visits"] == 1
+    flop = t[(0, "B2", "C", "C")]  # flop, the player checked; the button bet once and checked once
+    assert (flop["visits"], flop["opp_acts"], flop["opp_raise"], flop["opp_call"]) == (2, 2, 1, 1)
+    assert t[(0, "B2", "C", "C", "B2", "F")]["sd_n"] == 0
+    assert t[(1,)]["visits"] == 0  # the button root is untouched
+    # Showdown statistics are credited to every node of the path.
+    path = [(0,), (0, "B2"), (0, "B2", "C"), (0, "B2", "C", "C"), (0, "B2", "C", "C", "C")]
+    assert all(t[k]["sd_n"] == 1 for k in path)
+    assert len(t) == 2 + 1 + 5 + 5 + 2  # roots; F; B2 C C B2 F; B2 C C C C C C C (5 new); B2 B2 F (2 new)
+    # Street aggregates: the player's pot re-raise preflop (code B2) saw one response, a fold.
+    cell = 0 * ashe.N_CODES + 4
+    assert im[ashe.I_AGG + ashe.AGG_OPP_ACTS * 36 + cell] == 1 and im[ashe.I_AGG + ashe.AGG_OPP_FOLD * 36 + cell] == 1
+
+
+def test_prt_full_tree_stops_growing_and_counts_overflow():
+    settings = AsheSettings(prt_capacity=4)
+    player = ashe_player(np.zeros(settings.genome_size), settings)
+    imem, fmem = player.new_memory()
+    ashe.ashe_reset(player.params, imem[0], fmem[0])
+    bank = (player, imem[0], fmem[0])
+    record(bank, 1, [300, 900, 2700, "f"])  # needs 4 new nodes, room for 2
+    t = ashe.prt_nodes(player, imem[0], fmem[0])
+    assert set(t) == {(0,), (1,), (1, "B2"), (1, "B2", "B2")}
+    assert imem[0, ashe.I_OVERFLOW] == 1 and imem[0, ashe.I_NNODES] == 4
+    ashe.ashe_reset(player.params, imem[0], fmem[0])
+    assert set(ashe.prt_nodes(player, imem[0], fmem[0])) == {(0,), (1,)}
+
+
+def test_memory_is_per_half_and_cleared_for_a_new_opponent():
+    player = ashe_player(handbuilt_genome())
+    imem, fmem = player.new_memory()
+    reset_memory(player.kind, player.params, imem, fmem)
+    other = ashe_player(handbuilt_genome(), name="other")
+    o_imem, o_fmem = other.new_memory()
+    reset_memory(other.kind, other.params, o_imem, o_fmem)
+    memory = (imem, fmem, o_imem, o_fmem)
+    first = play_duplicate(player, "calling-machine", 300, seed=3, memory=memory)
+    roots = [[ashe.prt_nodes(player, imem[b], fmem[b])[(r,)]["visits"] for r in range(2)] for b in range(2)]
+    assert roots == [[300, 0], [0, 300]]  # half 0 sits the player in the big blind, half 1 on the button
+    # Continuing the match keeps the memory; a new match (a new opponent) starts from an empty tree.
+    play_duplicate(player, "calling-machine", 200, seed=4, first_deal=300, memory=memory)
+    assert ashe.prt_nodes(player, imem[0], fmem[0])[(0,)]["visits"] == 500
+    fresh = play_duplicate(player, "calling-machine", 300, seed=3)
+    np.testing.assert_array_equal(fresh.samples, first.samples)
+    reset_memory(player.kind, player.params, imem, fmem)
+    assert ashe.prt_nodes(player, imem[0], fmem[0])[(0,)]["visits"] == 0
+
+
+# ---- decisions -------------------------------------------------------------------------------------
+def constant_player(f_hat, w_hat):
+    """A genome whose OFRE always says ``f_hat`` and SWRE ``w_hat`` (only the output biases are set)."""
+    settings = AsheSettings()
+    g = np.zeros(settings.genome_size)
+    v = unpack(g, settings.hidden)
+    v["ofre"]["b_out"][...] = np.log(f_hat / (1 - f_hat))
+    v["swre"]["b_out"][...] = np.log(w_hat / (1 - w_hat))
+    return ashe_player(g, settings)
+
+
+def by_hand(p, x, max_spent, raise_to, f, w):
+    """Expected utility relative to folding now, written out: call or raise to ``raise_to``."""
+    if raise_to == 0:
+        return w * p - (1 - w) * x
+    r = raise_to - max_spent  # the opponent must add r to call
+    return f * p + (1 - f) * (w * (p + r) - (1 - w) * (x + r))
+
+
+@pytest.mark.parametrize("f,w", [(0.2, 0.6), (0.05, 0.3), (0.6, 0.2), (0.01, 0.9)])
+def test_utilities_preflop_match_hand_computation(f, w):
+    d = ashe.explain_decision(constant_player(f, w), HandState(), strength=0.5)
+    sizes = [c["raise_to"] for c in d["candidates"]]
+    # Button first to act: pot 150, to call 50; pot after calling 200, so 0.5..2 pots raise to 200..500.
+    assert sizes == [0, 0, 200, 300, 400, 500, STACK]
+    want = [0.0] + [by_hand(150, 50, 100, to, f, w) for to in sizes[1:]]
+    got = [c["utility"] for c in d["candidates"]]
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    best = int(np.argmax(want))
+    expected = [(FOLD, 0), (CALL, 0)][best] if best < 2 else (RAISE, sizes[best])
+    assert (d["action"], d["raise_to"]) == expected
+
+
+def test_short_stack_collapses_pot_raises_into_all_in():
+    h = scripted([300, 8000, "c", 16000])  # flop: the player (button) faces a bet of 8000 into 16000
+    d = ashe.explain_decision(constant_player(0.3, 0.55), h, strength=0.5)
+    # to call 8000; the pot after calling is 32000: every pot raise is beyond the stack, only all-in remains
+    names = [c["name"] for c in d["candidates"]]
+    assert names == ["fold", "call", "all-in"]
+    allin = d["candidates"][-1]
+    assert allin["utility"] == pytest.approx(by_hand(24000, 8000, 16000, STACK, 0.3, 0.55))
+    h = scripted([300, 3000, "c", 6000])  # 3000 into 6000: the pot after calling is 12000
+    d = ashe.explain_decision(constant_player(0.3, 0.55), h, strength=0.5)
+    assert [c["raise_to"] for c in d["candidates"]] == [0, 0, 12000, 18000, STACK]  # 0.5 and 1 pot fit
+
+
+def test_pot_raises_never_go_below_the_minimum_raise():
+    """Heads-up the 0.5-pot raise is never below the minimum raise; random play checks every candidate."""
+    rng = np.random.default_rng(0)
+    out = np.zeros(ashe.N_CANDIDATES, np.int64)
+    for _ in range(2000):
+        h = HandState()
+        while not h.finished and rng.random() < 0.8:
+            legal = h.legal_actions()
+            lo, hi = (legal.min_raise_to, legal.max_raise_to) if legal.can_raise else (-1, -1)
+            ashe.candidate_raises(h.st, h.actor, lo, hi, out)
+            raises = [t for t in out[2:] if t > 0]
+            assert all(legal.min_raise_to <= t <= legal.max_raise_to for t in raises)
+            assert raises == sorted(set(raises))
+            if legal.can_raise:
+                assert out[6] == STACK
+            choice = rng.integers(3)
+            if choice == 0 and legal.can_fold:
+                break
+            if choice == 2 and raises:
+                h.raise_to(int(rng.choice(raises)))
+            else:
+                h.call()
+
+
+def test_ties_go_to_the_smaller_commitment():
+    # f = 0 and w = 1/2: every non-fold candidate is worth w P - (1 - w) x; the call must win the tie.
+    d = ashe.explain_decision(constant_player(1e-12, 0.5), HandState(), strength=0.5)
+    assert len({round(c["utility"], 6) for c in d["candidates"][1:]}) == 1
+    assert d["action"] == CALL
+    # Folding (utility 0) beats calling only by more than a chip: 0.25 * 150 - 0.75 * 50 = 0 exactly.
+    d = ashe.explain_decision(constant_player(1e-12, 0.25), HandState(), strength=0.5)
+    assert d["candidates"][1]["utility"] == pytest.approx(0.0, abs=1e-6) and d["action"] == FOLD
+
+
+# ---- play ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("opponent", ["calling-machine", "hothead-maniac"])
+def test_handbuilt_ashe_beats_simple_bots(opponent):
+    result = play_duplicate(ashe_player(handbuilt_genome()), opponent, 20_000, seed=11)
+    mean, ci = result.mbb_per_hand()
+    assert result.invalid_actions == 0
+    assert mean > 5 * ci and mean > 5000  # thousands of mBB/hand, far outside the 95% interval
+
+
+def test_ashe_against_itself_is_zero():
+    player = ashe_player(handbuilt_genome())
+    result = play_duplicate(player, ashe_player(handbuilt_genome(), name="twin"), 5000, seed=2)
+    mean, ci = result.mbb_per_hand()
+    assert abs(mean) <= ci
+    # The mirrored hands are identical with the seats swapped, so each deal cancels exactly.
+    assert np.all(result.samples == 0)
+
+
+def test_random_players_are_legal_deterministic_and_chunk_independent():
+    settings = AsheSettings()
+    rng = np.random.default_rng(5)
+    a, b = (ashe_player(random_genome(settings, rng), name=n) for n in "ab")
+    r1 = play_duplicate(a, b, 600, seed=9, chunk=4096)
+    r2 = play_duplicate(a, b, 600, seed=9, chunk=37)
+    assert r1.invalid_actions == 0
+    np.testing.assert_array_equal(r1.hand_payoffs, r2.hand_payoffs)
+    for bot in ("random", "candid-statistician", "scared-limper"):
+        assert play_duplicate(a, bot, 300, seed=1).invalid_actions == 0
+
+
+def test_lstm_reset_setting_changes_play_of_a_recurrent_genome():
+    rng = np.random.default_rng(8)
+    genome = random_genome(AsheSettings(), rng)
+    per_hand = play_duplicate(ashe_player(genome, AsheSettings(lstm_reset="hand")), "random", 500, seed=1)
+    per_half = play_duplicate(ashe_player(genome, AsheSettings(lstm_reset="half")), "random", 500, seed=1)
+    assert not np.array_equal(per_hand.hand_payoffs, per_half.hand_payoffs)
+
+
+def test_settings_and_genomes_are_validated():
+    with pytest.raises(ValueError, match="lstm_reset"):
+        AsheSettings(lstm_reset="never")
+    with pytest.raises(ValueError, match="hidden"):
+        AsheSettings(hidden=0)
+    with pytest.raises(ValueError, match="shape"):
+        ashe_player(np.zeros(10))
+    bad = np.zeros(AsheSettings().genome_size)
+    bad[3] = np.nan
+    with pytest.raises(ValueError, match="non-finite"):
+        ashe_player(bad)
