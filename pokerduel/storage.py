@@ -26,6 +26,9 @@ def atomic_h5(path):
     try:
         with h5py.File(tmp, "w") as f:
             yield f
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file the permissions of a normal one
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

@@ -6,7 +6,9 @@ import click
 
 from .. import __version__
 from .bench import bench
+from .ground_truth import ground_truth
 from .play import play
+from .plot import plot
 from .population import population
 
 
@@ -19,3 +21,5 @@ def main():
 main.add_command(play)
 main.add_command(bench)
 main.add_command(population)
+main.add_command(ground_truth)
+main.add_command(plot)

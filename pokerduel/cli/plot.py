@@ -1,0 +1,32 @@
+"""``pokerduel plot``: figures from result files."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.group()
+def plot():
+    """Draw figures from result files."""
+
+
+@plot.command("matrices")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--out", type=click.Path(dir_okay=False), required=True, help="Image file to write (PNG, PDF, SVG).")
+@click.option("--population", "populations", type=click.IntRange(min=0), multiple=True,
+              help="Draw only this population (repeatable; default: all).")
+@click.option("--columns", type=click.IntRange(min=1), default=5, show_default=True, help="Panels per row.")
+def matrices(path, out, populations, columns):
+    """Fig 7: each population's pairwise-mean matrix of a ground-truth file, players in true rank order."""
+    from ..ground_truth import CorruptFile, load_ground_truth
+    from ..plots import plot_matrices
+
+    try:
+        truth = load_ground_truth(path)
+    except CorruptFile as err:
+        raise click.BadParameter(str(err), param_hint="PATH") from None
+    try:
+        plot_matrices(truth, out, populations or None, columns)
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="--population") from None
+    click.echo(f"wrote {out}: {len(populations) or len(truth)} pairwise-mean matrices in true rank order")

@@ -1,0 +1,84 @@
+"""Execution backends: every task's result comes back once, with its index, whatever the backend."""
+
+import os
+
+import pytest
+
+from pokerduel.parallel import BACKENDS, DASK_HINT, default_workers, get_backend
+
+
+def _square_and_pid(x):
+    return x * x, os.getpid()
+
+
+def _fail_on_three(x):
+    if x == 3:
+        raise RuntimeError("task 3 failed")
+    return x
+
+
+def test_serial_yields_in_order_in_this_process():
+    with get_backend("serial") as b:
+        out = list(b.map_unordered(_square_and_pid, range(5)))
+    assert [i for i, _ in out] == list(range(5))
+    assert [r for _, (r, _) in out] == [0, 1, 4, 9, 16]
+    assert {pid for _, (_, pid) in out} == {os.getpid()}
+    assert b.workers == 1 and b.describe() == "serial (1 worker)"
+
+
+def test_multiprocess_returns_every_result_once_from_worker_processes():
+    items = list(range(20))
+    with get_backend("multiprocess", workers=2) as b:
+        out = list(b.map_unordered(_square_and_pid, items))
+        again = dict(b.map_unordered(lambda x: x + 1, items))  # dill pickles closures and lambdas
+    assert sorted(i for i, _ in out) == items
+    assert all(r == items[i] ** 2 for i, (r, _) in out)
+    pids = {pid for _, (_, pid) in out}
+    assert os.getpid() not in pids and 1 <= len(pids) <= 2
+    assert again == {i: i + 1 for i in items}
+
+
+def test_multiprocess_empty_input_starts_nothing():
+    with get_backend("multiprocess", workers=2) as b:
+        assert list(b.map_unordered(_square_and_pid, [])) == []
+        assert b._pool is None
+
+
+@pytest.mark.parametrize("name", ["serial", "multiprocess"])
+def test_a_failing_task_raises_in_the_caller(name):
+    kwargs = {"workers": 2} if name == "multiprocess" else {}
+    with get_backend(name, **kwargs) as b:
+        with pytest.raises(RuntimeError, match="task 3 failed"):
+            list(b.map_unordered(_fail_on_three, range(6)))
+
+
+def test_default_workers_is_all_usable_cores():
+    assert default_workers() == len(os.sched_getaffinity(0))
+    assert get_backend("multiprocess").workers == default_workers()
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"name": "threads"}, "unknown backend 'threads'"),
+        ({"name": "multiprocess", "workers": 0}, "workers must be a positive integer"),
+        ({"name": "serial", "workers": 2}, "serial backend runs one worker"),
+        ({"name": "multiprocess", "scheduler": "tcp://x:1"}, "only applies to the dask backend"),
+    ],
+)
+def test_bad_options_are_clear_errors(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        get_backend(**kwargs)
+
+
+def test_dask_missing_says_how_to_install():
+    try:
+        import dask.distributed  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("dask is installed here")
+    assert "dask" in BACKENDS
+    with pytest.raises(ImportError) as err:
+        get_backend("dask")
+    assert str(err.value) == DASK_HINT and 'pip install "pokerduel[dask]"' in DASK_HINT
