@@ -55,6 +55,7 @@ from .players.genomes import AsheSettings
 from .players.hand_strength import DEFAULT_SAMPLES
 from .populations import Population, load_population, new_population
 from .storage import atomic_h5, open_checked, stamp
+from .tournament import borda_ranking, intransitive_triplets, negative_upper  # noqa: F401 (re-exported)
 
 FORMAT, FORMAT_VERSION = "pokerduel.ground_truth", 1
 MANIFEST = "manifest.json"
@@ -165,27 +166,6 @@ def _describe_difference(old: dict, new: dict) -> str:
         diffs.append(f"populations: {n_old} there, {n_new} now" if n_old != n_new
                      else "populations: different players or settings")
     return "; ".join(diffs) or "configs differ"
-
-
-# ----------------------------------------------------------------------------------------- summaries
-
-
-def borda_ranking(mean: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Borda scores (row sums of pairwise means) and player indices best first (ties by index)."""
-    borda = np.asarray(mean, dtype=np.float64).sum(axis=1)
-    return borda, np.lexsort((np.arange(len(borda)), -borda)).astype(np.int64)
-
-
-def negative_upper(mean: np.ndarray, ranking: np.ndarray) -> int:
-    """Negative means above the diagonal of the rank-ordered matrix: a better-ranked player loses."""
-    m = np.asarray(mean)[np.ix_(ranking, ranking)]
-    return int(np.sum(np.triu(m, 1) < 0))
-
-
-def intransitive_triplets(mean: np.ndarray) -> int:
-    """Triplets of players beating each other in a cycle (strictly; a zero mean is no win)."""
-    wins = (np.asarray(mean) > 0).astype(np.int64)
-    return int(np.trace(wins @ wins @ wins)) // 3  # each 3-cycle is counted once per starting player
 
 
 # ----------------------------------------------------------------------------------------- one pair

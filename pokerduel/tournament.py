@@ -15,6 +15,24 @@ from .matches import play_duplicate
 from .players.base import make_player
 
 
+def borda_ranking(mean: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Borda scores (row sums of pairwise means) and player indices best first (ties by index)."""
+    borda = np.asarray(mean, dtype=np.float64).sum(axis=1)
+    return borda, np.lexsort((np.arange(len(borda)), -borda)).astype(np.int64)
+
+
+def negative_upper(mean: np.ndarray, ranking: np.ndarray) -> int:
+    """Negative means above the diagonal of the rank-ordered matrix: a better-ranked player loses."""
+    m = np.asarray(mean)[np.ix_(ranking, ranking)]
+    return int(np.sum(np.triu(m, 1) < 0))
+
+
+def intransitive_triplets(mean: np.ndarray) -> int:
+    """Triplets of players beating each other in a cycle (strictly; a zero mean is no win)."""
+    wins = (np.asarray(mean) > 0).astype(np.int64)
+    return int(np.trace(wins @ wins @ wins)) // 3  # each 3-cycle is counted once per starting player
+
+
 @dataclass
 class RoundRobin:
     """Pairwise results: ``mean[i, j]`` is i's mean chips per deal against j (``mean[j, i] = -mean[i, j]``)."""
@@ -28,11 +46,11 @@ class RoundRobin:
 
     def borda(self) -> np.ndarray:
         """Each player's sum of pairwise means (the ranking criterion of the core paper)."""
-        return self.mean.sum(axis=1)
+        return borda_ranking(self.mean)[0]
 
     def ranking(self) -> np.ndarray:
         """Player indices, best Borda score first (ties by index)."""
-        return np.lexsort((np.arange(len(self.names)), -self.borda()))
+        return borda_ranking(self.mean)[1]
 
 
 def round_robin(players, n_deals: int, seed: int = 0, *, count_actions: bool = False,
