@@ -10,6 +10,7 @@ from .ground_truth import ground_truth
 from .play import play
 from .plot import plot
 from .population import population
+from .study import study
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -21,5 +22,6 @@ def main():
 main.add_command(play)
 main.add_command(bench)
 main.add_command(population)
+main.add_command(study)
 main.add_command(ground_truth)
 main.add_command(plot)

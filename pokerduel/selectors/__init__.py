@@ -2,7 +2,8 @@
 
 Stand-alone: nothing here imports the poker code; an oracle is any object with ``K`` and
 ``sample(i, j) -> float`` (zero-sum). See ``problems`` for the synthetic problems of Groves & Branke
-(arXiv:2012.15637) and ``pocbam`` for the methods.
+(arXiv:2012.15637), ``pocbam`` for uniform allocation, POCBAm, ML-POCBAm and the hybrid, ``select_top``
+for SELECT/TOP, ``racing`` for PBR and AR, and ``studies`` for success-rate studies (``pokerduel study``).
 
 ```python
 import numpy as np
@@ -28,12 +29,17 @@ from .problems import (
     separated_top1,
     thurstone,
 )
+from .racing import AR, PBR
+from .select_top import SelectTop
 
 SELECTORS: dict[str, type[Selector]] = {
     "uniform": Uniform,
     "pocbam": POCBAm,
     "ml-pocbam": MLPOCBAm,
     "hybrid": HybridMLPOCBAm,
+    "select-top": SelectTop,
+    "pbr": PBR,
+    "ar": AR,
 }
 
 
@@ -47,6 +53,6 @@ def make_selector(name: str, oracle, k: int, budget: int, **options) -> Selector
 
 __all__ = [
     "SELECTORS", "make_selector", "Selector", "Trace", "Uniform", "POCBAm", "MLPOCBAm", "HybridMLPOCBAm",
-    "Oracle", "GaussianOracle", "BernoulliOracle", "CallableOracle", "thurstone", "perturbed_thurstone",
+    "SelectTop", "PBR", "AR", "Oracle", "GaussianOracle", "BernoulliOracle", "CallableOracle", "thurstone", "perturbed_thurstone",
     "separated_top1",
 ]

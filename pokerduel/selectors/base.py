@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import NamedTuple
 
 import numpy as np
@@ -45,6 +46,15 @@ class Selector:
 
     name = "base"
     min_n0 = 1
+    #: the decisions never depend on the budget, so the state after ``b`` samples is the same for every
+    #: budget ``>= b`` and one run gives the whole success-against-budget curve (``studies``)
+    anytime = True
+
+    @classmethod
+    def min_budget(cls, K: int, k: int, **options) -> int:
+        """The smallest budget the selector accepts for ``K`` alternatives (its warm-up, at least 1)."""
+        n0 = options.get("n0", inspect.signature(cls.__init__).parameters["n0"].default)
+        return max(int(n0) * n_pairs(K), 1)
 
     def __init__(self, oracle, k: int, budget: int, *, n0: int = 3, rng: np.random.Generator | None = None):
         K = getattr(oracle, "K", None)
@@ -105,7 +115,11 @@ class Selector:
         self._tp[t] = p
         self._tx[t] = x
         self.used = t + 1
+        self._after_sample(p, x)
         return i, j, x
+
+    def _after_sample(self, p: int, x: float) -> None:
+        """Hook for methods that keep their own state: sample ``x`` of pair ``p`` (``pi[p]``'s view)."""
 
     def _warmup_batch(self) -> None:
         """The rest of the warm-up in one oracle call (same samples and order as stepping)."""

@@ -9,7 +9,10 @@ Randomness is injected: a problem *instance* (qualities, variances, perturbation
 same instance with the same noise (common random numbers). With ``streams="per-pair"`` (the default)
 each unordered pair has its own noise stream, seeded once from the noise generator: the t-th sample of a
 pair is then the same whichever order a selector asks for pairs in, which is as common as random
-numbers can be across methods. ``streams="shared"`` draws from the noise generator itself, in call order.
+numbers can be across methods. ``streams="counter"`` has the same property with counter-based streams
+(``_rng``): the t-th noise value of pair ``p`` is a hash of ``(key, p, t)`` with one 64-bit key drawn from
+the noise generator, computable without state, so compiled replication loops (``studies``) reproduce the
+oracle's samples exactly. ``streams="shared"`` draws from the noise generator itself, in call order.
 
 Pairs are oriented ``i < j`` internally; asking for ``(j, i)`` returns the negated sample of the same
 stream, so orientation never changes the numbers.
@@ -21,7 +24,9 @@ from typing import Callable
 
 import numpy as np
 
-STREAMS = ("per-pair", "shared")
+from . import _rng
+
+STREAMS = ("per-pair", "counter", "shared")
 VARIANCE_LAWS = ("variance", "sd")
 
 _BLOCK = 64  # per-pair noise is drawn in blocks of this many values
@@ -152,6 +157,12 @@ class Oracle:
         """The true top-k by Borda score, best first; ties go to the lower index."""
         return top_k_of(self.borda(), check_k(k, self.K))
 
+    @property
+    def noise_key(self):
+        """The ``numpy.uint64`` key of ``streams="counter"`` noise, else ``None``."""
+        noise = getattr(self, "_noise", None)
+        return None if noise is None else noise.key
+
 
 class _PairStreams:
     """Per-pair noise streams: pair ``p`` draws from its own generator, seeded once from ``noise_rng``."""
@@ -184,13 +195,35 @@ class _PairStreams:
         return buf[:count]
 
 
+class _CounterStreams:
+    """Counter-based per-pair streams: value ``t`` of pair ``p`` is ``_rng.normal_at``/``uniform_at``."""
+
+    def __init__(self, P: int, noise_rng: np.random.Generator, kind: str):
+        self.key = np.uint64(_rng.key_from(noise_rng))
+        self.fill = _rng.fill_normals if kind == "normal" else _rng.fill_uniforms
+        self.pos = np.zeros(P, dtype=np.int64)
+
+    def draw(self, p: int, count: int) -> np.ndarray:
+        out = np.empty(count)
+        self.fill(self.key, p, self.pos[p], out)
+        self.pos[p] += count
+        return out
+
+
 class _Noise:
     def __init__(self, P: int, noise_rng, streams: str, kind: str):
         _check_generator(noise_rng, "noise_rng")
         _check_choice(streams, STREAMS, "streams")
         self.kind = kind
         self.rng = noise_rng
-        self.pairs = _PairStreams(P, noise_rng, kind) if streams == "per-pair" else None
+        self.streams = streams
+        self.pairs = (_PairStreams(P, noise_rng, kind) if streams == "per-pair"
+                      else _CounterStreams(P, noise_rng, kind) if streams == "counter" else None)
+
+    @property
+    def key(self):
+        """The 64-bit key of counter streams (``None`` for the other kinds)."""
+        return self.pairs.key if self.streams == "counter" else None
 
     def draw(self, p: int, count: int) -> np.ndarray:
         if self.pairs is not None:
