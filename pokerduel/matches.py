@@ -13,31 +13,68 @@ from typing import Callable
 
 import numba
 import numpy as np
+from numba.extending import overload
 
 from ._jit import kernel
-from .engine.decks import N_DEAL_CARDS, SALTS, deal_cards, seed_keys, stream_key
-from .engine.evaluator import eval7
+from .engine.decks import DEAL_SLOTS, N_DEAL_CARDS, SALTS, deal_cards, seed_keys, stream_key
+from .engine.evaluator import eval7_pair
 from .engine.rules import (
     BIG_BLIND,
-    CALL,
-    FOLD,
     MAX_ACTIONS_PER_HAND,
     RAISE,
     S_ACTIONS,
     S_ACTOR,
     S_FINISHED,
+    S_FOLDED,
+    S_MAX_SPENT,
+    S_MIN_RAISE_TO,
     S_ROUND,
+    S_ROUND_ACTIONS,
+    S_SPENT0,
+    S_SPENT1,
     STATE_SIZE,
-    apply_legal,
+    choose,
     clamp_action,
+    legal_bit,
     new_hand,
     payoff0,
+    raise_bounds,
     raise_range,
-    to_call,
+    store_state,
+    transition,
 )
 from .players import policy
-from .players.base import make_player
+from .players.base import RANDOM, make_player
+from .players.bots import random_choice
 from .players.hand_strength import DEFAULT_SAMPLES
+
+
+def _act(mine, kind_a, params_a, imem_a, fmem_a, rng_a, kind_b, params_b, imem_b, fmem_b, rng_b,
+         bank, pos, st, lo, hi, cards, hist, hs, hs_key, hs_samples):
+    """``policy.act`` for A if ``mine`` else for B (numba only: see the overload below)."""
+    raise NotImplementedError("numba only")
+
+
+@overload(_act, inline="always")
+def _act_overload(mine, kind_a, params_a, imem_a, fmem_a, rng_a, kind_b, params_b, imem_b, fmem_b, rng_b,
+                  bank, pos, st, lo, hi, cards, hist, hs, hs_key, hs_samples):
+    """One call of ``policy.act`` with the acting player's arguments selected (who acts next is random in
+    random play, so a branch on it would mispredict), or a branch when A's and B's arrays differ in type."""
+    if (params_a, imem_a, fmem_a, rng_a) == (params_b, imem_b, fmem_b, rng_b):
+        def impl(mine, kind_a, params_a, imem_a, fmem_a, rng_a, kind_b, params_b, imem_b, fmem_b, rng_b,
+                 bank, pos, st, lo, hi, cards, hist, hs, hs_key, hs_samples):
+            return policy.act(choose(mine, kind_a, kind_b), choose(mine, params_a, params_b),
+                              choose(mine, imem_a, imem_b), choose(mine, fmem_a, fmem_b), bank, pos, st, lo, hi,
+                              cards, hist, hs, hs_key, hs_samples, choose(mine, rng_a, rng_b))
+    else:
+        def impl(mine, kind_a, params_a, imem_a, fmem_a, rng_a, kind_b, params_b, imem_b, fmem_b, rng_b,
+                 bank, pos, st, lo, hi, cards, hist, hs, hs_key, hs_samples):
+            if mine:
+                return policy.act(kind_a, params_a, imem_a, fmem_a, bank, pos, st, lo, hi, cards, hist, hs,
+                                  hs_key, hs_samples, rng_a)
+            return policy.act(kind_b, params_b, imem_b, fmem_b, bank, pos, st, lo, hi, cards, hist, hs, hs_key,
+                              hs_samples, rng_b)
+    return impl
 
 
 @kernel(inline="always")
@@ -46,63 +83,111 @@ def _play_hand(half, kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b,
     """Play one hand with A at position ``half``; return the number of repaired (invalid) actions.
 
     Memories are passed whole with the bank index ``half``: slicing them per hand costs reference counting.
+    Each action reads the state at the top and writes it back at the end (players read ``st``; nothing
+    writes it in between), so the compiled loop keeps the state in registers. Who acts and the random
+    players' choices are unpredictable: the player's arguments are selected, not branched on.
     """
     new_hand(st)
     invalid = 0
-    while not st[S_FINISHED]:
+    finished = 0
+    while finished == 0:
+        rnd = st[S_ROUND]
         actor = st[S_ACTOR]
-        lo, hi = raise_range(st)
-        if actor == half:
-            action, amount = policy.act(kind_a, params_a, imem_a, fmem_a, half, actor, st, lo, hi, cards, hist,
-                                        hs, hs_key, hs_samples, rng_a)
-        else:
-            action, amount = policy.act(kind_b, params_b, imem_b, fmem_b, half, actor, st, lo, hi, cards, hist,
-                                        hs, hs_key, hs_samples, rng_b)
-        legal = (action == CALL) | ((action == FOLD) & (to_call(st, actor) > 0))
-        legal |= (action == RAISE) & (lo >= 0) & (lo <= amount) & (amount <= hi)
-        if not legal:
-            action, amount = clamp_action(st, action, amount)
-            invalid += 1
+        spent0 = st[S_SPENT0]
+        spent1 = st[S_SPENT1]
+        max_spent = st[S_MAX_SPENT]
+        min_raise_to = st[S_MIN_RAISE_TO]
+        round_actions = st[S_ROUND_ACTIONS]
         n = st[S_ACTIONS]
-        hist[n, 0] = st[S_ROUND]
-        hist[n, 1] = actor
-        hist[n, 2] = action
-        hist[n, 3] = amount if action == RAISE else 0
-        apply_legal(st, action, amount)
+        lo, hi = raise_range(st)
+        action, amount = _act(actor == half, kind_a, params_a, imem_a, fmem_a, rng_a, kind_b, params_b, imem_b,
+                              fmem_b, rng_b, half, actor, st, lo, hi, cards, hist, hs, hs_key, hs_samples)
+        if legal_bit(max_spent - choose(actor == 0, spent0, spent1), lo, hi, action, amount) == 0:
+            action, amount = clamp_action(st, action, amount)  # the ACPC dealer's repair
+            invalid += 1
+        size = choose(action == RAISE, amount, 0)
+        row = np.uint64(n)  # an unsigned index: no negative-index wraparound
+        hist[row, 0] = rnd
+        hist[row, 1] = actor
+        hist[row, 2] = action
+        hist[row, 3] = size
+        rnd2, actor2, spent0_2, spent1_2, max2, min2, round2, folded, finished = transition(
+            rnd, actor, spent0, spent1, max_spent, min_raise_to, round_actions, action, size)
+        store_state(st, rnd2, actor2, spent0_2, spent1_2, max2, min2, round2, folded, finished, n + 1)
     return invalid
+
+
+@kernel(inline="always")
+def _play_random_hand(half, st, hist, rng_a, rng_b):
+    """``_play_hand`` for two random bots (A at position ``half``): the same actions, states and history.
+
+    The state stays in local variables and is written to ``st`` when the hand is over: no player reads
+    it in between (``random_choice`` is ``random_act`` on those variables), there is no dispatch on the
+    players' kinds and no legality check (``random_act`` only makes legal actions; the tests check it on
+    every state met in random play, and check this loop against ``_play_hand``).
+    """
+    new_hand(st)
+    rnd = st[S_ROUND]
+    actor = st[S_ACTOR]
+    spent0 = st[S_SPENT0]
+    spent1 = st[S_SPENT1]
+    max_spent = st[S_MAX_SPENT]
+    min_raise_to = st[S_MIN_RAISE_TO]
+    round_actions = st[S_ROUND_ACTIONS]
+    folded = st[S_FOLDED]
+    finished = st[S_FINISHED]
+    n = st[S_ACTIONS]
+    while finished == 0:
+        lo, _ = raise_bounds(round_actions, max_spent, min_raise_to)
+        action, amount = random_choice(max_spent, max_spent > choose(actor == 0, spent0, spent1), lo >= 0,
+                                       choose(actor == half, rng_a, rng_b))
+        row = np.uint64(n)
+        hist[row, 0] = rnd
+        hist[row, 1] = actor
+        hist[row, 2] = action
+        hist[row, 3] = amount
+        rnd, actor, spent0, spent1, max_spent, min_raise_to, round_actions, folded, finished = transition(
+            rnd, actor, spent0, spent1, max_spent, min_raise_to, round_actions, action, amount)
+        n += 1
+    store_state(st, rnd, actor, spent0, spent1, max_spent, min_raise_to, round_actions, folded, finished, n)
 
 
 @numba.njit(cache=True)
 def duplicate_kernel(kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b, fmem_b,
                      deck_key, rng_key, hs_samples, first_deal, n_deals,
-                     hand_payoffs, record, rec_cards, rec_hist, rec_nact):
+                     hand_payoffs, record, rec_cards, rec_hist, rec_nact, generic):
     """Play deals ``first_deal..first_deal+n_deals-1``; fill ``hand_payoffs[d, half]`` (A's chips).
 
     With ``record`` it also stores each deal's cards and each hand's actions. Returns the number of
-    actions the dealer had to repair (zero for correct players).
+    actions the dealer had to repair (zero for correct players). ``generic`` plays two random bots
+    through the per-decision loop of every other pair instead of ``_play_random_hand`` (for the tests).
     """
     st = np.zeros(STATE_SIZE, dtype=np.int64)
-    cards = np.zeros(N_DEAL_CARDS, dtype=np.int64)
+    cards = np.zeros(DEAL_SLOTS, dtype=np.int64)  # nine cards and the dealer's scratch
     hist = np.zeros((MAX_ACTIONS_PER_HAND, 4), dtype=np.int64)
     hs = np.empty((2, 4), dtype=np.float64)
     rng_a = np.zeros(1, dtype=np.uint64)
     rng_b = np.zeros(1, dtype=np.uint64)
     return _play_deals(kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b, fmem_b,
                        deck_key, rng_key, hs_samples, first_deal, n_deals, hand_payoffs, record, rec_cards,
-                       rec_hist, rec_nact, st, cards, hist, hs, rng_a, rng_b)
+                       rec_hist, rec_nact, st, cards, hist, hs, rng_a, rng_b, generic)
 
 
 @kernel
 def _play_deals(kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b, fmem_b,
                 deck_key, rng_key, hs_samples, first_deal, n_deals, hand_payoffs, record, rec_cards,
-                rec_hist, rec_nact, st, cards, hist, hs, rng_a, rng_b):
-    """The deal loop, free of numba's runtime so the inlined hand loop does no reference counting."""
+                rec_hist, rec_nact, st, cards, hist, hs, rng_a, rng_b, generic):
+    """The deal loop, free of numba's runtime so the inlined hand loop does no reference counting.
+
+    Two random bots play through their own loop, ``_play_random_hand`` (the same hands as the per-decision
+    loop, which ``generic`` forces); every other pair through ``_play_hand``.
+    """
+    both_random = (kind_a == RANDOM) & (kind_b == RANDOM) & (not generic)
     invalid = 0
     for d in range(n_deals):
         deal = first_deal + d
         deal_cards(deck_key, deal, cards)
-        v0 = eval7(cards[0], cards[1], cards[4], cards[5], cards[6], cards[7], cards[8])
-        v1 = eval7(cards[2], cards[3], cards[4], cards[5], cards[6], cards[7], cards[8])
+        v0, v1 = eval7_pair(cards[0], cards[1], cards[2], cards[3], cards[4], cards[5], cards[6], cards[7], cards[8])
         for i in range(2):
             for j in range(4):
                 hs[i, j] = -1.0
@@ -111,8 +196,11 @@ def _play_deals(kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b, fmem
         for half in range(2):
             rng_a[0] = deal_key ^ SALTS[2 * half]
             rng_b[0] = deal_key ^ SALTS[2 * half + 1]
-            invalid += _play_hand(half, kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b, fmem_b,
-                                  st, cards, hist, hs, hs_key, hs_samples, rng_a, rng_b)
+            if both_random:
+                _play_random_hand(half, st, hist, rng_a, rng_b)
+            else:
+                invalid += _play_hand(half, kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b, fmem_b,
+                                      st, cards, hist, hs, hs_key, hs_samples, rng_a, rng_b)
             p0 = payoff0(st, v0, v1)
             pa = p0 if half == 0 else -p0
             policy.observe(kind_a, params_a, imem_a, fmem_a, half, half, st, cards, hist, pa, hs, hs_key,
@@ -183,13 +271,16 @@ class DuplicateResult:
 
 def play_duplicate(a, b, n_deals: int, seed: int = 0, *, first_deal: int = 0,
                    hs_samples: int = DEFAULT_SAMPLES, records: bool = False, memory=None,
-                   progress: Callable[[int], None] | None = None, chunk: int = 4096) -> DuplicateResult:
+                   progress: Callable[[int], None] | None = None, chunk: int = 4096,
+                   generic_loop: bool = False) -> DuplicateResult:
     """Play ``n_deals`` duplicate deals of player ``a`` against ``b``; return the per-deal score samples.
 
     Decks come from the deck stream of ``seed`` alone, so every pair of players given the same seed
     sees the same decks (common random numbers). ``memory`` continues a match: pass the
     ``(imem_a, fmem_a, imem_b, fmem_b)`` of an earlier call (they are updated in place); by default
     both players start fresh. ``progress(n)`` is called after each chunk of ``n`` deals.
+    ``generic_loop`` plays two random bots through the per-decision loop used for every other pair
+    rather than through their own loop (same results; for the tests).
     """
     a, b = make_player(a), make_player(b)
     if not isinstance(n_deals, (int, np.integer)) or n_deals < 1:
@@ -218,7 +309,7 @@ def play_duplicate(a, b, n_deals: int, seed: int = 0, *, first_deal: int = 0,
         result.invalid_actions += duplicate_kernel(
             a.kind, a.params, imem_a, fmem_a, b.kind, b.params, imem_b, fmem_b,
             deck_key, rng_key, hs_samples, first_deal + done, m,
-            hand_payoffs[done:done + m], records, rec_cards, rec_hist, rec_nact,
+            hand_payoffs[done:done + m], records, rec_cards, rec_hist, rec_nact, bool(generic_loop),
         )
         if records:
             for d in range(m):

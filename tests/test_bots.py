@@ -16,7 +16,10 @@ from pokerduel.engine.rules import (
     FOLD,
     OK,
     RAISE,
+    S_MAX_SPENT,
+    S_MIN_RAISE_TO,
     S_ROUND_ACTIONS,
+    S_SPENT0,
     STACK,
     HandState,
     check_action,
@@ -30,6 +33,7 @@ from pokerduel.players.bots import (
     hothead_maniac_act,
     pot_raise_to,
     random_act,
+    random_act_general,
     scared_limper_act,
 )
 
@@ -340,3 +344,36 @@ def test_random_bot_options_on_random_states_and_determinism():
         assert draws == [random_act(h.st, h.actor, lo, hi, again) for _ in range(40)]
         assert rng[0] != i + 1  # the generator state advances in place
     assert seen_all > 0.8 * len(STATES[::4])
+
+
+def test_states_of_a_hand_satisfy_the_random_bot_shortcut():
+    """``random_act`` relies on this: the player not to act has put in the most (``m``), the minimum raise
+    is at most ``2m`` and the maximum is the stack, so the pot fractions are the raises to 2m..5m."""
+    for h, la in STATES:
+        m = h.st[S_MAX_SPENT]
+        assert h.st[S_SPENT0 + 1 - h.actor] == m
+        assert not la.can_raise or (la.min_raise_to <= 2 * m and la.max_raise_to == STACK)
+
+
+@pytest.mark.parametrize("shift", [0, 1])
+def test_random_act_draws_exactly_as_the_general_formula(shift):
+    """Same draws, same options, same generator state as ``random_act_general`` on every state met in random
+    play, on the crafted spots, and on states that break the shortcut's assumptions (which take the general path)."""
+    spots = [HandState()] + [play(b) for b in ("c", "r300", "cc/", "r300c/r900r4500", "r12000", "r20000", "r19950")]
+    states = [h for h, _ in STATES[shift::2]] + spots
+    odd = []
+    for h in spots[:4]:  # the other player put in less than the maximum, or a minimum raise above 2m
+        g = HandState()
+        g.st[:] = h.st
+        g.st[S_SPENT0 + 1 - h.actor] -= 10
+        odd.append(g)
+        g = HandState()
+        g.st[:] = h.st
+        g.st[S_MIN_RAISE_TO] = 3 * h.st[S_MAX_SPENT]
+        odd.append(g)
+    for i, h in enumerate(states + odd):
+        lo, hi = raise_range(h.st)
+        fast, general = np.array([7 + i], np.uint64), np.array([7 + i], np.uint64)
+        for _ in range(20):
+            assert random_act(h.st, h.actor, lo, hi, fast) == random_act_general(h.st, h.actor, lo, hi, general)
+        assert fast[0] == general[0]

@@ -60,7 +60,8 @@ def test_bench_engine_reports_ours_and_peers(run):
     res = run("bench", "engine", "--evals", "20000", "--deals", "200", "--json")
     assert res.exit_code == 0
     out = json.loads(res.output.strip().splitlines()[-1])
-    for key in ("pokerduel_evals_per_s", "random_hands_per_s", "rule_bot_hands_per_s"):
+    for key in ("pokerduel_evals_per_s", "random_hands_per_s", "random_generic_hands_per_s", "calling_hands_per_s",
+                "rule_bot_hands_per_s"):
         assert out[key] > 0
     assert out["eval7_evals_per_s"] > 0 and out["pokerkit_hands_per_s"] > 0  # the test extra installs both
 

@@ -11,7 +11,7 @@ from pokerduel.engine.cards import card_str
 from pokerduel.engine.decks import deal_decks
 from pokerduel.engine.rules import CALL, STACK, HandState, raise_range
 from pokerduel.matches import play_duplicate
-from pokerduel.players.base import BOTS
+from pokerduel.players.base import BOTS, make_player
 from pokerduel.players.bots import candid_statistician_act, scared_limper_act
 from pokerduel.players.hand_strength import hand_strength
 
@@ -190,6 +190,31 @@ def test_mbb_per_hand_matches_numpy(a, b):
     one = play_duplicate(a, b, 1, seed=21)
     m1, h1 = one.mbb_per_hand()
     assert m1 == pytest.approx(mbb[0]) and np.isnan(h1)
+
+
+@pytest.mark.parametrize("seed", [0, 19])
+def test_random_bots_own_loop_equals_the_per_decision_loop(seed):
+    """Two random bots play through ``_play_random_hand``; the per-decision loop of every other pair (kind
+    dispatch, the dealer's legality check) gives the same hands, payoffs and no repairs."""
+    own = play_duplicate("random", "random", 3000, seed=seed, records=True, chunk=1000)
+    generic = play_duplicate("random", "random", 3000, seed=seed, records=True, chunk=1000, generic_loop=True)
+    np.testing.assert_array_equal(own.hand_payoffs, generic.hand_payoffs)
+    assert own.invalid_actions == generic.invalid_actions == 0
+    assert [r.actions for r in own.records] == [r.actions for r in generic.records]
+    assert max(len(r.actions) for r in own.records) >= 12 and np.abs(own.hand_payoffs).max() == STACK
+
+
+def test_players_with_arrays_of_different_layouts_still_play():
+    """The loop selects the acting player's arrays when A's and B's have one numba type, and branches
+    otherwise (here a memory array that is a strided view): the results are the same."""
+    a, b = make_player("hothead-maniac"), make_player("random")
+    imem_a, fmem_a = a.new_memory()
+    _, fmem_b = b.new_memory()
+    strided = np.zeros((2, 2), dtype=np.int64)[:, :1]
+    assert not strided.flags.c_contiguous
+    odd = play_duplicate(a, b, 300, seed=8, memory=(imem_a, fmem_a, strided, fmem_b))
+    np.testing.assert_array_equal(odd.hand_payoffs, play_duplicate(a, b, 300, seed=8).hand_payoffs)
+    assert odd.invalid_actions == 0
 
 
 @pytest.mark.parametrize(

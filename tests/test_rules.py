@@ -1,5 +1,6 @@
 """ACPC betting rules: hand-written cases from game.c semantics and a differential test against pokerkit."""
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -7,7 +8,30 @@ from hypothesis import strategies as st
 
 from pokerduel.engine.decks import deal_decks
 from pokerduel.engine.evaluator import eval7
-from pokerduel.engine.rules import STACK, HandState
+from pokerduel.engine.rules import (
+    BIG_BLIND,
+    CALL,
+    FOLD,
+    OK,
+    RAISE,
+    S_ACTIONS,
+    S_ACTOR,
+    S_FINISHED,
+    S_FOLDED,
+    S_MAX_SPENT,
+    S_MIN_RAISE_TO,
+    S_ROUND,
+    S_ROUND_ACTIONS,
+    S_SPENT0,
+    STACK,
+    HandState,
+    apply_legal,
+    check_action,
+    choose,
+    legal_bit,
+    raise_bounds,
+    raise_range,
+)
 
 
 def play(betting: str) -> HandState:
@@ -183,3 +207,117 @@ def test_invariants_on_any_legal_sequence(choices):
     assert p[0] + p[1] == 0 and abs(p[0]) == (min(hand.spent) if hand.folded is not None else hand.spent[0])
     cards = "AsKd|7h7c" + "".join(["/2c8dJs", "/3c", "/4d"][: hand.round])
     assert replay_acpc(f"STATE:0:{hand.acpc_betting()}:{cards}") == p
+
+
+# ---------------------------------------------------------------- the branch-free kernels of the match loop
+
+def _apply_reference(st, action, amount):
+    """The ACPC transition written out with branches: fold ends the hand; a call that is not the round's
+    first action closes the round (showdown on the river or when someone is all-in); a raise sets the
+    new maximum and the minimum raise-to (the largest increment so far)."""
+    st = st.copy()
+    actor, rnd, m = int(st[S_ACTOR]), int(st[S_ROUND]), int(st[S_MAX_SPENT])
+    st[S_ACTIONS] += 1
+    st[S_FOLDED] = -1
+    if action == FOLD:
+        st[S_FOLDED] = actor
+        st[S_FINISHED] = 1
+    elif action == RAISE:
+        st[S_SPENT0 + actor] = amount
+        st[S_MIN_RAISE_TO] = max(int(st[S_MIN_RAISE_TO]), 2 * amount - m)
+        st[S_MAX_SPENT] = amount
+    else:
+        st[S_SPENT0 + actor] = m
+        if st[S_ROUND_ACTIONS] > 0 and (m >= STACK or rnd == 3):
+            st[S_ROUND] = 3
+            st[S_FINISHED] = 1
+        elif st[S_ROUND_ACTIONS] > 0:
+            st[S_ROUND] = rnd + 1
+            st[S_ACTOR] = 0
+            st[S_ROUND_ACTIONS] = 0
+            st[S_MIN_RAISE_TO] = m + BIG_BLIND
+            return st
+    st[S_ACTOR] = 1 - actor
+    st[S_ROUND_ACTIONS] += 1
+    return st
+
+
+def _random_states(seed, n_hands):
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n_hands):
+        h = HandState()
+        while not h.finished:
+            out.append(h.st.copy())
+            h._apply(*_random_action(rng, h.legal_actions()))
+    return out
+
+
+STATES = _random_states(5, 600)
+
+
+def test_apply_legal_equals_the_written_out_transition():
+    rng = np.random.default_rng(2)
+    n_round_ends = 0
+    for st0 in STATES:
+        lo, hi = raise_range(st0)
+        candidates = [(CALL, 0)] + ([(FOLD, 0)] if st0[S_MAX_SPENT] > st0[S_SPENT0 + st0[S_ACTOR]] else [])
+        if lo >= 0:
+            candidates += [(RAISE, lo), (RAISE, hi), (RAISE, int(rng.integers(lo, hi + 1)))]
+        for action, amount in candidates:
+            st = st0.copy()
+            apply_legal(st, action, amount)
+            np.testing.assert_array_equal(st, _apply_reference(st0, action, amount), err_msg=str((st0, action)))
+            n_round_ends += st[S_ROUND] != st0[S_ROUND]
+    assert len(STATES) > 2000 and n_round_ends > 300
+
+
+def test_legal_bit_agrees_with_check_action():
+    rng = np.random.default_rng(3)
+    n_illegal = 0
+    for state in STATES[::2]:
+        lo, hi = raise_range(state)
+        x = state[S_MAX_SPENT] - state[S_SPENT0 + state[S_ACTOR]]
+        amounts = [0, lo - 1, lo, hi, hi + 1, int(rng.integers(-5, STACK + 5))]
+        for action in (-1, FOLD, CALL, RAISE, 3, 9):
+            for amount in amounts:
+                expected = check_action(state, action, amount) == OK
+                assert legal_bit(x, lo, hi, action, amount) == expected, (state, action, amount)
+                n_illegal += not expected
+    assert n_illegal > 1000
+
+
+def test_raise_bounds_is_raise_range_of_a_hand_in_progress():
+    for state in STATES:
+        bounds = raise_bounds(state[S_ROUND_ACTIONS], state[S_MAX_SPENT], state[S_MIN_RAISE_TO])
+        assert bounds == raise_range(state)
+
+
+@numba.njit
+def _choices(flags, a, b, xs, ys):
+    out = np.empty(flags.shape[0], dtype=np.int64)
+    for i in range(flags.shape[0]):
+        out[i] = choose(flags[i], a[i], b[i]) + choose(flags[i], xs, ys)[i]
+    return out
+
+
+@numba.njit
+def _count_into_chosen_arrays(n):
+    """Arrays owned by a function with numba's runtime, written through ``choose``: ``choose`` hands out a
+    new reference, else each use would drop a count and free the arrays early."""
+    xs = np.zeros(4, dtype=np.int64)
+    ys = np.zeros(4, dtype=np.int64)
+    for i in range(n):
+        chosen = choose(i % 3 == 0, xs, ys)
+        chosen[i % 4] += 1
+    return xs, ys
+
+
+def test_choose_selects_integers_booleans_and_arrays():
+    flags = np.array([True, False, True, False])
+    a, b = np.array([1, 2, 3, 4]), np.array([10, 20, 30, 40])
+    xs, ys = np.array([100, 200, 300, 400]), np.array([5, 6, 7, 8])
+    assert _choices(flags, a, b, xs, ys).tolist() == [101, 26, 303, 48]
+    xs, ys = _count_into_chosen_arrays(3000)
+    assert (xs.sum(), ys.sum()) == (1000, 2000)
+    assert xs.base.refcount == ys.base.refcount == 1  # numba's MemInfo: only the returned array holds it

@@ -36,6 +36,9 @@ def engine(evals, deals, as_json):
     click.echo(f"  eval7               {fmt(peer, 'evals')}" + (f"   (pokerduel x{ours / peer:.0f})" if peer else ""))
     click.echo("whole hands (deal, betting, showdown, payoff), one core")
     click.echo(f"  pokerduel random bots        {fmt(res['random_hands_per_s'], 'hands')}")
+    click.echo(f"    per-decision loop          {fmt(res['random_generic_hands_per_s'], 'hands')}"
+               "   (the loop of every other pair)")
+    click.echo(f"  pokerduel calling machines   {fmt(res['calling_hands_per_s'], 'hands')}")
     click.echo(f"  pokerduel candid vs maniac   {fmt(res['rule_bot_hands_per_s'], 'hands')}")
     pk = res["pokerkit_hands_per_s"]
     click.echo(f"  pokerkit replaying hands     {fmt(pk, 'hands')}"

@@ -37,6 +37,12 @@ _FLUSH_BITS = np.uint64(FLUSH_BITS)
 
 
 @kernel
+def _key(card):
+    """The card's term of the hand key (an unsigned index: no negative-index wraparound in the lookup)."""
+    return CARD_KEYS[np.uint64(card)]
+
+
+@kernel
 def _flush_suit(flush_bits):
     if flush_bits & np.uint64(0x8):
         return 0
@@ -50,11 +56,7 @@ def _flush_suit(flush_bits):
 @kernel
 def eval7(c0, c1, c2, c3, c4, c5, c6):
     """Value of the best five-card hand among seven distinct card integers (numba scalar kernel)."""
-    key = (
-        _INIT
-        + CARD_KEYS[c0] + CARD_KEYS[c1] + CARD_KEYS[c2] + CARD_KEYS[c3]
-        + CARD_KEYS[c4] + CARD_KEYS[c5] + CARD_KEYS[c6]
-    )
+    key = _INIT + _key(c0) + _key(c1) + _key(c2) + _key(c3) + _key(c4) + _key(c5) + _key(c6)
     flush_bits = key & _FLUSH_BITS
     if flush_bits:
         suit = _flush_suit(flush_bits)
@@ -78,6 +80,25 @@ def eval7(c0, c1, c2, c3, c4, c5, c6):
     bucket = (rank_key * _MUL_B) >> _SHIFT_B
     slot = ((rank_key * _MUL_S) >> _SHIFT_S) ^ np.uint64(DISPLACEMENT[bucket])
     return np.int32(RANK_VALUES[slot])
+
+
+@kernel
+def _eval_keyed(key, c0, c1, c2, c3, c4, c5, c6):
+    """``eval7`` given the cards' summed key: the flush check and the rank lookup, or ``eval7`` on a flush."""
+    if key & _FLUSH_BITS:  # about one hand in 33
+        return eval7(c0, c1, c2, c3, c4, c5, c6)
+    rank_key = key >> _SHIFT_RANK
+    bucket = (rank_key * _MUL_B) >> _SHIFT_B
+    slot = ((rank_key * _MUL_S) >> _SHIFT_S) ^ np.uint64(DISPLACEMENT[bucket])
+    return np.int32(RANK_VALUES[slot])
+
+
+@kernel(inline="always")
+def eval7_pair(a0, a1, b0, b1, c0, c1, c2, c3, c4):
+    """Values of the hands ``a0 a1`` and ``b0 b1`` on the board ``c0..c4``: ``eval7`` twice, the board summed once."""
+    board = _INIT + _key(c0) + _key(c1) + _key(c2) + _key(c3) + _key(c4)
+    return (_eval_keyed(board + _key(a0) + _key(a1), a0, a1, c0, c1, c2, c3, c4),
+            _eval_keyed(board + _key(b0) + _key(b1), b0, b1, c0, c1, c2, c3, c4))
 
 
 @kernel

@@ -16,6 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import types
+from numba.core.imputils import impl_ret_borrowed
+from numba.extending import intrinsic
 
 from .._jit import kernel
 
@@ -34,6 +37,46 @@ STATE_SIZE = 10
 
 # Status codes returned by ``apply_action``.
 OK, ERR_FINISHED, ERR_FOLD, ERR_NO_RAISE, ERR_RAISE_SIZE, ERR_ACTION = range(6)
+
+
+@intrinsic
+def choose(typingctx, cond, a, b):
+    """``a if cond else b`` as one select marked unpredictable, so LLVM keeps it a conditional move.
+
+    numba's ternaries and ``min``/``max`` leave LLVM free to turn selects into branches, which
+    mispredict about half the time on random choices. Integers and booleans give an int64; two arrays
+    of the same type give that array (a select of the array structures).
+    """
+    if isinstance(a, types.Array) or isinstance(b, types.Array):
+        if a != b:
+            return None
+        ty = a
+    elif isinstance(a, (types.Integer, types.Boolean)) and isinstance(b, (types.Integer, types.Boolean)):
+        ty = types.int64
+    else:
+        return None
+
+    def codegen(context, builder, signature, args):
+        c = context.cast(builder, args[0], signature.args[0], types.boolean)
+        x = context.cast(builder, args[1], signature.args[1], ty)
+        y = context.cast(builder, args[2], signature.args[2], ty)
+        inst = builder.select(c, x, y)
+        inst.set_metadata("unpredictable", builder.module.add_metadata([]))
+        return impl_ret_borrowed(context, builder, ty, inst)  # a new reference to an array (none without NRT)
+
+    return ty(cond, a, b), codegen
+
+
+@kernel
+def imin(a, b):
+    """``min(a, b)`` as a conditional move."""
+    return choose(a < b, a, b)
+
+
+@kernel
+def imax(a, b):
+    """``max(a, b)`` as a conditional move."""
+    return choose(a > b, a, b)
 
 
 @kernel
@@ -68,14 +111,20 @@ def raise_range(st):
     """``(min_to, max_to)`` for the player to act, or ``(-1, -1)`` when no raise is legal.
 
     No raise once the hand is over, after 63 actions in the round, or when someone is all-in; a minimum
-    above the stack leaves only the all-in raise. Selects, not branches (see ``apply_legal``).
+    above the stack leaves only the all-in raise. Selects, not branches (see ``choose``).
     """
     # Kernels here also avoid value-level ``and``/``or`` and variables reassigned before a tuple return:
     # numba compiles both into code about 40 times slower.
-    none = (st[S_FINISHED] != 0) | (st[S_ROUND_ACTIONS] + 2 > MAX_ACTIONS_PER_ROUND)
-    none |= max(st[S_SPENT0], st[S_SPENT1]) >= STACK
-    lo = min(st[S_MIN_RAISE_TO], STACK)
-    return (-1 if none else lo), (-1 if none else STACK)
+    lo, hi = raise_bounds(st[S_ROUND_ACTIONS], imax(st[S_SPENT0], st[S_SPENT1]), st[S_MIN_RAISE_TO])
+    over = st[S_FINISHED] != 0
+    return choose(over, -1, lo), choose(over, -1, hi)
+
+
+@kernel
+def raise_bounds(round_actions, max_spent, min_raise_to):
+    """``raise_range`` of a hand in progress from its fields (``max_spent``: the larger amount put in)."""
+    none = (round_actions + 2 > MAX_ACTIONS_PER_ROUND) | (max_spent >= STACK)
+    return choose(none, -1, imin(min_raise_to, STACK)), choose(none, -1, STACK)
 
 
 @kernel
@@ -102,32 +151,67 @@ def check_action(st, action, amount):
 
 
 @kernel
-def apply_legal(st, action, amount):
-    """Apply an action already known to be legal (the match loop checks once per decision).
+def transition(rnd, actor, spent0, spent1, max_spent, min_raise_to, round_actions, action, amount):
+    """The betting state after a legal action, on scalars: ``apply_legal`` without the state array.
 
-    Written with selects rather than branches: in random play the action type is unpredictable and
+    Returns ``(round, actor, spent0, spent1, max_spent, min_raise_to, round_actions, folded, finished)``.
+    All selects (``choose``), no branches: in random play the action type is unpredictable and
     mispredicted branches would dominate the cost of a hand.
     """
-    actor = st[S_ACTOR]
-    rnd = st[S_ROUND]
-    max_spent = st[S_MAX_SPENT]
     is_raise = action == RAISE
     is_fold = action == FOLD
-    closes = (action == CALL) & (st[S_ROUND_ACTIONS] > 0)  # a call that is not the round's first action
-    showdown = closes & ((max_spent >= STACK) | (rnd == N_ROUNDS - 1))  # all-in: the whole board is dealt
-    next_round = closes & (not showdown)
-    new_max = amount if is_raise else max_spent
-    min_to = st[S_MIN_RAISE_TO]
-    min_to = max(min_to, 2 * amount - max_spent) if is_raise else min_to
-    st[S_SPENT0 + actor] = st[S_SPENT0 + actor] if is_fold else new_max
-    st[S_MAX_SPENT] = new_max
-    st[S_MIN_RAISE_TO] = new_max + BIG_BLIND if next_round else min_to
-    st[S_ACTIONS] += 1
-    st[S_ROUND_ACTIONS] = 0 if next_round else st[S_ROUND_ACTIONS] + 1
-    st[S_ROUND] = N_ROUNDS - 1 if showdown else rnd + next_round
-    st[S_ACTOR] = 0 if next_round else 1 - actor
-    st[S_FOLDED] = actor if is_fold else -1
-    st[S_FINISHED] = is_fold | showdown
+    closes = (action == CALL) & (round_actions > 0)  # a call that is not the round's first action
+    last = (max_spent >= STACK) | (rnd == N_ROUNDS - 1)  # all-in (the whole board is dealt) or the river
+    next_round = closes & (not last)
+    new_max = choose(is_raise, amount, max_spent)
+    puts = (not is_fold) & (actor == 0)  # position 0 puts in chips (calls or raises to new_max)
+    return (
+        choose(closes & last, N_ROUNDS - 1, rnd + next_round),
+        choose(next_round, 0, 1 - actor),
+        choose(puts, new_max, spent0),
+        choose((not is_fold) & (not puts), new_max, spent1),
+        new_max,
+        choose(next_round, new_max + BIG_BLIND, imax(min_raise_to, choose(is_raise, 2 * amount - max_spent, 0))),
+        choose(next_round, 0, round_actions + 1),
+        choose(is_fold, actor, -1),
+        np.int64(is_fold | (closes & last)),
+    )
+
+
+@kernel
+def store_state(st, rnd, actor, spent0, spent1, max_spent, min_raise_to, round_actions, folded, finished, n_actions):
+    """Write every field of the betting state."""
+    st[S_ROUND] = rnd
+    st[S_ACTOR] = actor
+    st[S_SPENT0] = spent0
+    st[S_SPENT1] = spent1
+    st[S_MAX_SPENT] = max_spent
+    st[S_MIN_RAISE_TO] = min_raise_to
+    st[S_ROUND_ACTIONS] = round_actions
+    st[S_FOLDED] = folded
+    st[S_FINISHED] = finished
+    st[S_ACTIONS] = n_actions
+
+
+@kernel
+def apply_legal(st, action, amount):
+    """Apply an action already known to be legal (the match loop checks once per decision)."""
+    rnd, actor, spent0, spent1, max_spent, min_raise_to, round_actions, folded, finished = transition(
+        st[S_ROUND], st[S_ACTOR], st[S_SPENT0], st[S_SPENT1], st[S_MAX_SPENT], st[S_MIN_RAISE_TO],
+        st[S_ROUND_ACTIONS], action, amount)
+    store_state(st, rnd, actor, spent0, spent1, max_spent, min_raise_to, round_actions, folded, finished,
+                st[S_ACTIONS] + 1)
+
+
+@kernel
+def legal_bit(to_call_chips, lo, hi, action, amount):
+    """1 if ``action`` (with ``amount``) is legal for the player to act, else 0; ``lo, hi = raise_range(st)``.
+
+    A bit test rather than a chain of comparisons of ``action``, which LLVM turns into branches that
+    mispredict when actions are random: the match loop's legality check is then one predictable branch.
+    """
+    ok = 2 | (to_call_chips > 0) | (((lo >= 0) & (lo <= amount) & (amount <= hi)) << 2)
+    return (ok >> choose((action >= 0) & (action <= RAISE), action, 3)) & 1
 
 
 @kernel
@@ -142,15 +226,10 @@ def apply_action(st, action, amount):
 @kernel
 def payoff0(st, value0, value1):
     """Chips won by position 0 in a finished hand, given both players' seven-card values."""
-    if st[S_FOLDED] == 0:
-        return -st[S_SPENT0]
-    if st[S_FOLDED] == 1:
-        return st[S_SPENT1]
-    if value0 > value1:
-        return st[S_SPENT1]
-    if value0 < value1:
-        return -st[S_SPENT0]
-    return 0
+    folded = st[S_FOLDED]
+    win = choose(folded >= 0, folded == 1, value0 > value1)
+    lose = choose(folded >= 0, folded == 0, value0 < value1)
+    return choose(win != 0, st[S_SPENT1], choose(lose != 0, -st[S_SPENT0], 0))
 
 
 @kernel

@@ -19,7 +19,11 @@ from ..engine.rules import (
     S_ROUND,
     S_ROUND_ACTIONS,
     S_SPENT0,
+    S_SPENT1,
     STACK,
+    choose,
+    imax,
+    imin,
     pot,
     to_call,
 )
@@ -32,34 +36,62 @@ def pot_raise_to(st, pos, halves):
     return st[S_MAX_SPENT] + (halves * (pot(st) + x) + 1) // 2
 
 
-@kernel
+# Number of the pot-fraction raises 2m, 3m, 4m, 5m below an all-in of STACK, by the amount m put in so far.
+_POT_RAISES_BELOW_STACK = np.array([sum(j * m < STACK for j in (2, 3, 4, 5)) for m in range(STACK + 1)], np.int8)
+
+
+@kernel(inline="always")
 def random_act(st, pos, lo, hi, rng):
     """Uniform over the distinct legal actions among fold, check/call, raise 0.5/1/1.5/2 pot and all-in.
 
-    Written with selects instead of branches: the choices are random, so branches would mispredict.
+    In every state of a hand the player not to act has put in the most, ``m = S_MAX_SPENT``, and the
+    minimum raise-to is at most ``2m`` (``m`` plus the round's largest increment or the big blind, neither
+    above ``m``); the pot after calling is then ``2m`` and the four pot fractions are
+    raises to ``2m, 3m, 4m, 5m``: those below the all-in are distinct legal sizes, the others are the
+    all-in (``random_choice``). Any other state goes to ``random_act_general``; both draw the same way
+    and agree everywhere.
     """
+    m = st[S_MAX_SPENT]
+    first = pos == 0
+    if (choose(first, st[S_SPENT1], st[S_SPENT0]) != m) | ((lo >= 0) & ((hi != STACK) | (lo > 2 * m))):
+        return random_act_general(st, pos, lo, hi, rng)
+    return random_choice(m, m > choose(first, st[S_SPENT0], st[S_SPENT1]), lo >= 0, rng)
+
+
+@kernel(inline="always")
+def random_choice(m, facing_bet, can_raise, rng):
+    """``random_act`` in a state of a hand where the player not to act has put in ``m``, the most.
+
+    ``facing_bet``: the player to act has put in less (fold is legal); ``can_raise``: a raise is legal
+    (the range is then up to STACK). Selects instead of branches: the choices are random, so branches
+    would mispredict.
+    """
+    below = choose(can_raise, _POT_RAISES_BELOW_STACK[np.uint64(m)], -1)  # -1: no raise at all
+    t = next_below(rng, 2 + facing_bet + below) + 1 - facing_bet  # 0 fold, 1 check/call, 2.. the (t-1)-th raise
+    return imin(t, RAISE), choose(t >= 2, choose(t < below + 2, t * m, STACK), 0)
+
+
+@kernel
+def random_act_general(st, pos, lo, hi, rng):
+    """``random_act`` for any state: the pot fractions clamped to ``lo..hi``, counted when distinct."""
     x = to_call(st, pos)
     n_fixed = 1 + (x > 0)
     unit = pot(st) + x
     base = st[S_MAX_SPENT]
-    r0 = min(max(base + (unit + 1) // 2, lo), hi)
-    r1 = min(max(base + unit, lo), hi)
-    r2 = min(max(base + (3 * unit + 1) // 2, lo), hi)
-    r3 = min(max(base + 2 * unit, lo), hi)
+    r0 = imin(imax(base + (unit + 1) // 2, lo), hi)
+    r1 = imin(imax(base + unit, lo), hi)
+    r2 = imin(imax(base + (3 * unit + 1) // 2, lo), hi)
+    r3 = imin(imax(base + 2 * unit, lo), hi)
     # Sizes are non-decreasing; c_j counts the distinct ones among r0..r_j (none when no raise is legal).
     c1 = 1 + (r1 != r0)
     c2 = c1 + (r2 != r1)
     c3 = c2 + (r3 != r2)
-    c4 = (c3 + (hi != r3)) if lo >= 0 else 0
+    c4 = choose(lo >= 0, c3 + (hi != r3), 0)
     u = next_below(rng, n_fixed + c4)
     k = u - n_fixed
-    size = hi
-    size = r3 if k < c3 else size
-    size = r2 if k < c2 else size
-    size = r1 if k < c1 else size
-    size = r0 if k < 1 else size
-    action = RAISE if k >= 0 else (CALL if u == n_fixed - 1 else FOLD)
-    return action, (size if k >= 0 else 0)
+    size = choose(k < 1, r0, choose(k < c1, r1, choose(k < c2, r2, choose(k < c3, r3, hi))))
+    action = choose(k >= 0, RAISE, choose(k == -1, CALL, FOLD))
+    return action, choose(k >= 0, size, 0)
 
 
 @kernel

@@ -70,14 +70,20 @@ def reset(kind, params, imem, fmem):
         fmem[j] = 0.0
 
 
-@kernel
+@kernel(inline="always")
 def observe(kind, params, imem, fmem, bank, pos, st, cards, hist, payoff, hs, hs_key, hs_samples):
     """End-of-hand update of memory bank ``imem[bank], fmem[bank]`` (the rule bots keep none).
 
     Opponent hole cards may be read only when the hand went to showdown (``st[S_FOLDED] < 0``); hand
-    strengths come from the deal's cache (``cached_strength``), shared with ``act``.
+    strengths come from the deal's cache (``cached_strength``), shared with ``act``. Inlined into the
+    match loop so that players without memory cost one comparison, not a call.
     """
     if kind == ASHE:
-        showdown = st[S_FOLDED] < 0
-        opp = cached_strength(hs, hs_key, hs_samples, cards, 1 - pos, 3) if showdown else -1.0
-        ashe_observe(params, imem, fmem, bank, pos, st, hist, payoff, opp)
+        _observe_ashe(params, imem, fmem, bank, pos, st, cards, hist, payoff, hs, hs_key, hs_samples)
+
+
+@kernel
+def _observe_ashe(params, imem, fmem, bank, pos, st, cards, hist, payoff, hs, hs_key, hs_samples):
+    showdown = st[S_FOLDED] < 0
+    opp = cached_strength(hs, hs_key, hs_samples, cards, 1 - pos, 3) if showdown else -1.0
+    ashe_observe(params, imem, fmem, bank, pos, st, hist, payoff, opp)
