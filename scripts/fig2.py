@@ -22,12 +22,11 @@ import numpy as np
 from pokerduel.selectors import SelectTop
 from pokerduel.selectors.studies import (
     StudyConfig,
-    StudyResult,
     atomic_savefig,
     crossings,
     markdown_table,
     paired_difference,
-    run_study,
+    run_or_load,
     sign_runs,
 )
 
@@ -78,37 +77,23 @@ def run_panel(panel, reps, workers, seed, law, out_dir, runs_dir, replot=False):
     K, k, top, step = PANELS[panel]
     suffix = "" if law == "variance" else "-sd"
     h5 = os.path.join(runs_dir, f"fig2{panel}{suffix}.h5")
+    grid, st_grid = budgets(K, k, top, step)
+    cfg = StudyConfig(K=K, k=k, budgets=grid, methods=METHODS, problems=("thurstone",), replications=reps,
+                      seed=seed, variance_law=law, own_budgets={"select-top": st_grid})
+    res = run_or_load(cfg, h5, workers=workers, replot=replot, label=f"fig 2{panel}")
     if replot:
-        res = StudyResult.load(h5)
         reps, seed, workers = res.config.replications, res.config.seed, res.workers
-    else:
-        grid, st_grid = budgets(K, k, top, step)
-        cfg = StudyConfig(K=K, k=k, budgets=grid, methods=METHODS, problems=("thurstone",), replications=reps,
-                          seed=seed, variance_law=law, own_budgets={"select-top": st_grid})
-        done = [0]
-
-        def progress(n):
-            done[0] += n
-            print(f"\r  fig 2{panel}: {done[0]}/{reps} replications", end="", file=sys.stderr, flush=True)
-
-        res = run_study(cfg, workers=workers, progress=progress)
-        print(file=sys.stderr)
-        os.makedirs(runs_dir, exist_ok=True)
-        res.save(h5)
     wall = res.seconds
     # SELECT/TOP with win/loss majorities (its original, preference-based form): a cheap extra study on the
     # same seed, hence the same instances and samples
     h5m = os.path.join(runs_dir, f"fig2{panel}{suffix}-majority.h5")
-    if replot and os.path.exists(h5m):
-        maj = StudyResult.load(h5m)
-    elif replot:
+    if replot and not os.path.exists(h5m):
         maj = None
     else:
-        grid, st_grid = budgets(K, k, top, step)
-        maj = run_study(StudyConfig(K=K, k=k, budgets=st_grid, methods=("select-top",), problems=("thurstone",),
-                                    replications=reps, seed=seed, variance_law=law,
-                                    options={"select-top": {"decide": "majority"}}), workers=workers)
-        maj.save(h5m)
+        maj_cfg = StudyConfig(K=K, k=k, budgets=st_grid, methods=("select-top",), problems=("thurstone",),
+                              replications=reps, seed=seed, variance_law=law,
+                              options={"select-top": {"decide": "majority"}})
+        maj = run_or_load(maj_cfg, h5m, workers=workers, replot=replot, label=f"fig 2{panel}, majority")
     law_text = "sigma^2 ~ U[0,1]" if law == "variance" else "sigma ~ U[0,1]"
     plot(res, maj, os.path.join(out_dir, f"fig2{panel}{suffix}.png"),
          f"Fig 2{panel}: top {k} of {K}, Thurstone ({law_text}), {reps} replications, seed {seed}, 95% Wilson intervals")

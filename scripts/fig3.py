@@ -13,23 +13,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
 import numpy as np
 
-from pokerduel.selectors.studies import StudyConfig, StudyResult, atomic_savefig, run_study, wilson
+from pokerduel.selectors.studies import StudyConfig, atomic_savefig, run_or_load, wilson
 
 K, k = 100, 1
 WARM = 3 * K * (K - 1) // 2
-
-
-def progress_for(label, total):
-    done = [0]
-
-    def progress(n):
-        done[0] += n
-        print(f"\r  {label}: {done[0]}/{total}", end="", file=sys.stderr, flush=True)
-    return progress
 
 
 def main():
@@ -53,14 +43,9 @@ def main():
     for methods, reps, budgets in ((("uniform", "select-top"), args.reps, sorted(set(st_grid) | set(anytime))),
                                    (("ml-pocbam",), args.reps_ml, sorted(set(anytime)))):
         h5 = os.path.join(args.runs_dir, f"fig3{suffix}-{'-'.join(methods)}.h5")
-        if args.replot:
-            res = StudyResult.load(h5)
-        else:
-            cfg = StudyConfig(K=K, k=k, budgets=tuple(budgets), methods=methods, problems=("separated",),
-                              replications=reps, seed=args.seed, variance_law=args.variance_law)
-            res = run_study(cfg, workers=args.workers, progress=progress_for("+".join(methods), reps))
-            print(file=sys.stderr)
-            res.save(h5)
+        cfg = StudyConfig(K=K, k=k, budgets=tuple(budgets), methods=methods, problems=("separated",),
+                          replications=reps, seed=args.seed, variance_law=args.variance_law)
+        res = run_or_load(cfg, h5, workers=args.workers, replot=args.replot, label="+".join(methods))
         for m in methods:
             results[m] = res
     wall = sum(r.seconds for r in {id(r): r for r in results.values()}.values())

@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
 from pokerduel.selectors.studies import (
     StudyConfig,
-    StudyResult,
     atomic_savefig,
     crossings,
     markdown_table,
     paired_difference,
-    run_study,
+    run_or_load,
     sign_runs,
 )
 
@@ -45,19 +43,9 @@ def main():
                       problems=problems, replications=args.reps, seed=args.seed, variance_law=args.variance_law)
     suffix = "" if args.variance_law == "variance" else "-sd"
     h5 = os.path.join(args.runs_dir, f"fig5{suffix}.h5")
+    res = run_or_load(cfg, h5, workers=args.workers, replot=args.replot, label="fig 5")
     if args.replot:
-        res = StudyResult.load(h5)
         args.reps, args.seed, args.workers = res.config.replications, res.config.seed, res.workers
-    else:
-        done = [0]
-
-        def progress(n):
-            done[0] += n
-            print(f"\r  fig 5: {done[0]}/{args.reps}", end="", file=sys.stderr, flush=True)
-
-        res = run_study(cfg, workers=args.workers, progress=progress)
-        print(file=sys.stderr)
-        res.save(h5)
     wall = res.seconds
 
     import matplotlib

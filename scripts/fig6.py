@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
 import numpy as np
 
-from pokerduel.selectors.studies import StudyConfig, StudyResult, atomic_savefig, paired_difference, run_study
+from pokerduel.selectors.studies import StudyConfig, atomic_savefig, paired_difference, run_or_load
 
 DS = tuple(round(0.05 * i, 2) for i in range(11))
 AT = 250
@@ -51,19 +50,9 @@ def main():
                       options={"hybrid": {"threshold": 1.0, "ii_scale": "posterior"}})
     suffix = "" if args.variance_law == "variance" else "-sd"
     h5 = os.path.join(args.runs_dir, f"fig6{suffix}.h5")
+    res = run_or_load(cfg, h5, workers=args.workers, replot=args.replot, label="fig 6")
     if args.replot:
-        res = StudyResult.load(h5)
         args.reps, args.seed, args.workers = res.config.replications, res.config.seed, res.workers
-    else:
-        done = [0]
-
-        def progress(n):
-            done[0] += n
-            print(f"\r  fig 6: {done[0]}/{args.reps}", end="", file=sys.stderr, flush=True)
-
-        res = run_study(cfg, workers=args.workers, progress=progress)
-        print(file=sys.stderr)
-        res.save(h5)
     wall = res.seconds
     for spec in problems:
         assert np.array_equal(res.success[(spec, "ml-pocbam")], res.success[(spec, "hybrid")]), spec

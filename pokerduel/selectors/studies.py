@@ -539,6 +539,30 @@ def run_study(config: StudyConfig, *, workers: int = 1, progress=None) -> StudyR
     return StudyResult(config, budgets, success, ii, time.perf_counter() - t0, workers)
 
 
+def run_or_load(config: StudyConfig, path, *, workers: int = 1, replot: bool = False,
+                label: str = "study") -> StudyResult:
+    """The study saved at ``path`` (``replot``), or run it with a replication counter on stderr and save it.
+
+    The figure scripts' shared step: a run is saved before it is drawn, so a drawing can be redone.
+    """
+    import os
+    import sys
+
+    if replot:
+        return StudyResult.load(path)
+    done = [0]
+
+    def progress(n):
+        done[0] += n
+        print(f"\r  {label}: {done[0]}/{config.replications} replications", end="", file=sys.stderr, flush=True)
+
+    res = run_study(config, workers=workers, progress=progress)
+    print(file=sys.stderr)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    res.save(path)
+    return res
+
+
 def _warm(config: StudyConfig) -> None:
     """Run one tiny replication of every fast path so that forked workers find the kernels compiled."""
     small = StudyConfig(K=config.K, k=config.k, budgets=(max(config.min_budget(m) for m in config.methods),),
