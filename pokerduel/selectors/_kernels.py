@@ -128,6 +128,20 @@ def _pair_gain(p, mu, var, pvar, n, pi, pj, sign, base, c):
 
 
 @_njit
+def _sides(mu, var, k):
+    """``c`` of eq 11, each item's side of it (+1 in the top-k) and its current log term ``l_i``."""
+    K = mu.size
+    order, c = threshold(mu, var, k)
+    sign = np.full(K, -1.0)
+    for t in range(k):
+        sign[order[t]] = 1.0
+    base = np.empty(K)
+    for i in range(K):
+        base[i] = log_ndtr(sign[i] * (mu[i] - c) / math.sqrt(var[i]))
+    return c, sign, base
+
+
+@_njit
 def choose_pair(mu, var, pvar, n, pi, pj, k):
     """The pair maximising AEPCS (eq 14) with eq 13's one-more-sample variances; also returns c.
 
@@ -142,13 +156,7 @@ def choose_pair(mu, var, pvar, n, pi, pj, k):
     """
     K = mu.size
     P = pi.size
-    order, c = threshold(mu, var, k)
-    sign = np.full(K, -1.0)
-    for t in range(k):
-        sign[order[t]] = 1.0
-    base = np.empty(K)
-    for i in range(K):
-        base[i] = log_ndtr(sign[i] * (mu[i] - c) / math.sqrt(var[i]))
+    c, sign, base = _sides(mu, var, k)
     D = np.zeros(K)
     for p in range(P):
         v = pvar[p]
@@ -192,29 +200,11 @@ def choose_pair(mu, var, pvar, n, pi, pj, k):
 @_njit
 def choose_pair_scan(mu, var, pvar, n, pi, pj, k):
     """``choose_pair`` by evaluating every pair (the reference the pruned scan is tested against)."""
-    K = mu.size
-    order, c = threshold(mu, var, k)
-    sign = np.full(K, -1.0)
-    for t in range(k):
-        sign[order[t]] = 1.0
-    base = np.empty(K)
-    for i in range(K):
-        base[i] = log_ndtr(sign[i] * (mu[i] - c) / math.sqrt(var[i]))
+    c, sign, base = _sides(mu, var, k)
     best = -np.inf
     bestp = -1
     for p in range(pi.size):
-        i = pi[p]
-        j = pj[p]
-        v = pvar[p]
-        dv = v / n[p] - v / (n[p] + 1)
-        vi = var[i] - dv
-        vj = var[j] - dv
-        if vi <= 0.0:
-            vi = var[i] * 1e-300 + 1e-300
-        if vj <= 0.0:
-            vj = var[j] * 1e-300 + 1e-300
-        g = (log_ndtr(sign[i] * (mu[i] - c) / math.sqrt(vi)) - base[i]) \
-            + (log_ndtr(sign[j] * (mu[j] - c) / math.sqrt(vj)) - base[j])
+        g = _pair_gain(p, mu, var, pvar, n, pi, pj, sign, base, c)
         if g > best:
             best = g
             bestp = p
