@@ -78,6 +78,16 @@ def _act_overload(mine, kind_a, params_a, imem_a, fmem_a, rng_a, kind_b, params_
 
 
 @kernel(inline="always")
+def _record_action(hist, n, rnd, actor, action, amount):
+    """Row ``n`` of the hand's history: (round, actor, action, raise-to or 0)."""
+    row = np.uint64(n)  # an unsigned index: no negative-index wraparound
+    hist[row, 0] = rnd
+    hist[row, 1] = actor
+    hist[row, 2] = action
+    hist[row, 3] = amount
+
+
+@kernel(inline="always")
 def _play_hand(half, kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b, fmem_b,
                st, cards, hist, hs, hs_key, hs_samples, rng_a, rng_b):
     """Play one hand with A at position ``half``; return the number of repaired (invalid) actions.
@@ -106,11 +116,7 @@ def _play_hand(half, kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b,
             action, amount = clamp_action(st, action, amount)  # the ACPC dealer's repair
             invalid += 1
         size = choose(action == RAISE, amount, 0)
-        row = np.uint64(n)  # an unsigned index: no negative-index wraparound
-        hist[row, 0] = rnd
-        hist[row, 1] = actor
-        hist[row, 2] = action
-        hist[row, 3] = size
+        _record_action(hist, n, rnd, actor, action, size)
         rnd2, actor2, spent0_2, spent1_2, max2, min2, round2, folded, finished = transition(
             rnd, actor, spent0, spent1, max_spent, min_raise_to, round_actions, action, size)
         store_state(st, rnd2, actor2, spent0_2, spent1_2, max2, min2, round2, folded, finished, n + 1)
@@ -141,11 +147,7 @@ def _play_random_hand(half, st, hist, rng_a, rng_b):
         lo, _ = raise_bounds(round_actions, max_spent, min_raise_to)
         action, amount = random_choice(max_spent, max_spent > choose(actor == 0, spent0, spent1), lo >= 0,
                                        choose(actor == half, rng_a, rng_b))
-        row = np.uint64(n)
-        hist[row, 0] = rnd
-        hist[row, 1] = actor
-        hist[row, 2] = action
-        hist[row, 3] = amount
+        _record_action(hist, n, rnd, actor, action, amount)
         rnd, actor, spent0, spent1, max_spent, min_raise_to, round_actions, folded, finished = transition(
             rnd, actor, spent0, spent1, max_spent, min_raise_to, round_actions, action, amount)
         n += 1
