@@ -46,6 +46,28 @@ def bayes_run(method, K, k, n0, pi, pj, pidx, mu, sd, key, checkpoints, truth, v
     0/1 mask); ``ii[c]`` the intransitivity index (eq 17) of the fit at that point for ML-POCBAm and the
     hybrid when ``want_ii`` (NaN otherwise and before the warm-up ends); ``tops[c]`` the answer itself when
     ``tops`` has a row per checkpoint (pass an empty ``(0, k)`` array to skip)."""
+    no_table = np.empty((0, 0))
+    ml_share = np.empty(checkpoints.size)
+    _bayes(method, K, k, n0, pi, pj, pidx, mu, sd, key, no_table, checkpoints, truth, var_floor, fit_tol, max_iter,
+           warm_start, threshold, per_sample, unbiased, want_ii, success, ii, ml_share, tops)
+
+
+@_njit
+def bayes_run_table(method, K, k, n0, pi, pj, pidx, table, checkpoints, truth, var_floor, fit_tol, max_iter,
+                    warm_start, threshold, per_sample, unbiased, want_ii, success, ii, ml_share, tops):
+    """``bayes_run`` on recorded samples: the t-th sample of pair ``p`` is ``table[p, t]`` (``pi[p]``'s view;
+    each row must hold at least the samples the run asks of it: ``checkpoints[-1]`` always suffice).
+    ``ml_share[c]`` is the hybrid's fraction of decisions made in ML-POCBAm mode up to ``checkpoints[c]``
+    (NaN for the other methods and before the first decision)."""
+    _bayes(method, K, k, n0, pi, pj, pidx, pi.astype(np.float64), pi.astype(np.float64), np.uint64(0), table,
+           checkpoints, truth, var_floor, fit_tol, max_iter, warm_start, threshold, per_sample, unbiased, want_ii,
+           success, ii, ml_share, tops)
+
+
+@_njit
+def _bayes(method, K, k, n0, pi, pj, pidx, mu, sd, key, table, checkpoints, truth, var_floor, fit_tol, max_iter,
+           warm_start, threshold, per_sample, unbiased, want_ii, success, ii, ml_share, tops):
+    """The loop of ``bayes_run``: samples from ``table`` when it has rows, else from the counter streams."""
     P = pi.size
     budget = checkpoints[checkpoints.size - 1]
     n = np.zeros(P, dtype=np.int64)
@@ -61,10 +83,14 @@ def bayes_run(method, K, k, n0, pi, pj, pidx, mu, sd, key, checkpoints, truth, v
         skeys[p] = _rng.stream_key(key, p)
     warm = n0 * P
     fitted = False
+    use_table = table.shape[0] > 0
+    decisions = 0
+    ml_decisions = 0
     c = 0
     for t in range(budget + 1):
         cp = c < checkpoints.size and checkpoints[c] == t
         ii_t = np.nan
+        now, now_ml = 0, False  # the decision taken at step t (not yet sampled: not counted at checkpoint t)
         p = t % P
         if t < warm or method == UNIFORM:
             if cp:
@@ -90,6 +116,9 @@ def bayes_run(method, K, k, n0, pi, pj, pidx, mu, sd, key, checkpoints, truth, v
                     p, ii_t, mode, it = kern.hybrid_decide(K, k, pidx, pi, pj, n, xbar, m2, gamma, sig2, init,
                                                            var_floor, fit_tol, max_iter, mus, var, pvar,
                                                            per_sample, unbiased, threshold)
+                    decisions += 1
+                    ml_decisions += mode == 1
+                    now, now_ml = 1, mode == 1
                 else:
                     kern.fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol,
                                        max_iter)
@@ -103,8 +132,13 @@ def bayes_run(method, K, k, n0, pi, pj, pidx, mu, sd, key, checkpoints, truth, v
         if cp:
             success[c] = _mark(mus, k, truth, tops, c)
             ii[c] = ii_t if want_ii else np.nan
+            before = decisions - now
+            ml_share[c] = (ml_decisions - now_ml) / before if (method == HYBRID) & (before > 0) else np.nan
             c += 1
         if t == budget:
             break
-        x = mu[p] + sd[p] * _rng.normal_at(skeys[p], n[p])
+        if use_table:
+            x = table[p, n[p]]
+        else:
+            x = mu[p] + sd[p] * _rng.normal_at(skeys[p], n[p])
         kern.record(n, xbar, m2, p, x)

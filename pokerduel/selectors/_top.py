@@ -271,8 +271,11 @@ def feed(dsum, count, st, fs, left, right, parent, win, live, wins, out, path, t
 
 
 @_njit
-def _run(K, k, budget, left, right, parent, order, pidx, mu, sd, skeys, cnt, majority, tie_first, tie_key, st, fs,
-         win, live, wins, out, path):
+def _run(K, k, budget, left, right, parent, order, pidx, mu, sd, skeys, table, cnt, majority, tie_first, tie_key,
+         st, fs, win, live, wins, out, path):
+    """One run with ``budget``; samples from ``table`` (pair ``p``'s t-th sample ``table[p, t]``) when it has
+    rows, else from the counter streams ``mu[p] + sd[p] * normal``."""
+    use_table = table.shape[0] > 0
     for p in range(cnt.size):
         cnt[p] = 0
     used = 0
@@ -285,7 +288,10 @@ def _run(K, k, budget, left, right, parent, order, pidx, mu, sd, skeys, cnt, maj
         need = st[ALLOC] - st[DONE]
         acc = 0.0
         for _ in range(need):
-            x = sgn * (mu[p] + sd[p] * _rng.normal_at(skeys[p], cnt[p]))
+            if use_table:
+                x = sgn * table[p, cnt[p]]
+            else:
+                x = sgn * (mu[p] + sd[p] * _rng.normal_at(skeys[p], cnt[p]))
             cnt[p] += 1
             acc += (1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)) if majority else x
         used += need
@@ -312,6 +318,23 @@ def run_curve(K, k, budgets, left, right, parent, order, pidx, mu, sd, key, majo
     """One SELECT/TOP run per budget (the runs share the oracle's streams from their start): ``success[c]`` is 1
     when the run with ``budgets[c]`` finds the true set (``truth`` a 0/1 mask over items); ``out_items`` holds
     the last run's outputs. Returns the comparisons of the last run."""
+    return _curve(K, k, budgets, left, right, parent, order, pidx, mu, sd, key, np.empty((0, 0)), majority,
+                  tie_first, tie_key, truth, success, out_items)
+
+
+@_njit
+def run_curve_table(K, k, budgets, left, right, parent, order, pidx, table, majority, tie_first, tie_key, truth,
+                    success, out_items):
+    """``run_curve`` on recorded samples: pair ``p``'s t-th sample is ``table[p, t]`` (each row must hold
+    ``budgets[-1]`` samples or as many as a run can ask of one pair)."""
+    P = table.shape[0]
+    return _curve(K, k, budgets, left, right, parent, order, pidx, np.zeros(P), np.zeros(P), np.uint64(0), table,
+                  majority, tie_first, tie_key, truth, success, out_items)
+
+
+@_njit
+def _curve(K, k, budgets, left, right, parent, order, pidx, mu, sd, key, table, majority, tie_first, tie_key, truth,
+           success, out_items):
     size = 2 * K - 1
     st = np.zeros(N_STATE, dtype=np.int64)
     fs = np.zeros(1)
@@ -327,7 +350,7 @@ def run_curve(K, k, budgets, left, right, parent, order, pidx, mu, sd, key, majo
         skeys[p] = _rng.stream_key(key, p)
     used = 0
     for c in range(budgets.size):
-        used = _run(K, k, budgets[c], left, right, parent, order, pidx, mu, sd, skeys, cnt, majority, tie_first,
+        used = _run(K, k, budgets[c], left, right, parent, order, pidx, mu, sd, skeys, table, cnt, majority, tie_first,
                     tie_key, st, fs, win, live, wins, out, path)
         ok = 1
         for t in range(k):
