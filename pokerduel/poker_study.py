@@ -440,8 +440,9 @@ class PokerStudyResult:
             out[p] = row
         return out
 
-    def break_even(self, m: str, levels=(0.5, 0.7, 0.9)) -> list[dict]:
-        """At what cost per sample ``m`` beats uniform at equal wall-clock time, at given success levels.
+    def break_even(self, m: str, levels=None) -> list[dict]:
+        """At what cost per sample ``m`` beats uniform at equal wall-clock time, at given success levels
+        (default: 1/2, 3/4 and all of uniform's population-averaged success at its largest budget).
 
         Per level ``s``: the smallest budgets ``b_m``, ``b_u`` whose population-averaged success reaches
         ``s``, the selector seconds spent there (averaged over replications and populations), and the
@@ -449,6 +450,9 @@ class PokerStudyResult:
         ``c*``, ``m`` reaches ``s`` sooner than uniform sampling does (``c* <= 0``: always; ``None``:
         one of them never reaches ``s`` or ``m`` needs more samples)."""
         out = []
+        if levels is None:
+            top = float(self.mean_rate("uniform")[1][-1])
+            levels = tuple(round(f * top, 3) for f in (0.5, 0.75, 1.0)) if top > 0 else (0.5,)
         for s in levels:
             row = {"level": s}
             reach = {}

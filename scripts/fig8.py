@@ -1,0 +1,127 @@
+"""Core paper Fig 8: top-4-of-10 selection among the shipped poker populations, replayed and live.
+
+Runs (or, with ``--replot``, reloads) two studies with ``pokerduel.poker_study`` and writes
+``docs/results/fig8-replay.png``, ``fig8-live.png``, their wall-clock views and ``fig8.md`` (tables, the
+comparison with the paper, the hybrid's II and modes, live against replay, where adaptive selection pays
+off in seconds). The full results go to ``runs/fig8-*.h5`` (checkpointed: an interrupted run resumes).
+
+    python scripts/fig8.py                          # replay: 500 replications, budgets to 10,000
+    python scripts/fig8.py --live-reps 100          # live: 100 replications, budgets to 2,000
+    python scripts/fig8.py --replot
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+from pokerduel.parallel import get_backend
+from pokerduel.poker_study import PokerStudyConfig, PokerStudyResult, default_budgets, markdown_table, run_poker_study
+
+TRUTH = "data/ground_truth_10x10_seed1.h5"
+
+
+def run(cfg: PokerStudyConfig, path: str, workers: int, replot: bool, label: str) -> PokerStudyResult:
+    if replot:
+        return PokerStudyResult.load(path)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+
+    def progress(done, total):
+        print(f"\r  {label}: {done}/{total} blocks", end="", file=sys.stderr, flush=True)
+
+    with get_backend("multiprocess", workers=workers) as be:
+        res = run_poker_study(cfg, path, be, progress=progress)
+    print(file=sys.stderr)
+    return res
+
+
+def _mean(res: PokerStudyResult, m: str) -> str:
+    b, rate = res.mean_rate(m)
+    return " | ".join(f"{x:.3f}" for x in rate)
+
+
+def report(replay: PokerStudyResult, live: PokerStudyResult | None, out_dir: str) -> str:
+    lines = ["# Fig 8: top 4 of 10 poker players (core paper §7)", ""]
+    for res, name in ((replay, "replay"), (live, "live")):
+        if res is None:
+            continue
+        cfg = res.config
+        lines += [f"## {name} oracle: {cfg.replications} replications per population, seed {cfg.seed}", "",
+                  f"`pokerduel study poker --ground-truth {TRUTH} --oracle {name} --reps {cfg.replications} "
+                  f"--budgets {','.join(map(str, cfg.budgets))}` ({res.seconds:.0f} s, {res.backend}).",
+                  "", f"![Fig 8, {name}](fig8-{name}.png)", "",
+                  "Success rate averaged over the 10 populations:", "",
+                  "| method | " + " | ".join(str(b) for b in res.budgets[(res.populations()[0], 'uniform')]) + " |",
+                  "|---|" + "---|" * len(res.budgets[(res.populations()[0], 'uniform')])]
+        for m in cfg.methods:
+            b, rate = res.mean_rate(m)
+            full = res.budgets[(res.populations()[0], "uniform")]
+            cells = [f"{rate[np.flatnonzero(b == x)[0]]:.3f}" if x in b else "–" for x in full]
+            lines.append(f"| {m} | " + " | ".join(cells) + " |")
+        shown = [b for b in cfg.budgets if b in (cfg.budgets[0], cfg.budgets[len(cfg.budgets) // 2], cfg.budgets[-1])]
+        lines += ["", "<details><summary>Per population (95% Wilson intervals)</summary>", "",
+                  markdown_table(res, shown), "", "</details>", ""]
+        comp = res.comparison()
+        worse = [p for p, r in comp.items() if r.get("hybrid_significantly_worse_at")]
+        better = [p for p, r in comp.items() if r.get("hybrid_significantly_better_at")]
+        st_worst = [p for p, r in comp.items() if r.get("select_top_worst")]
+        lines += [f"- Hybrid against POCBAm (paired per replication, 95%): significantly worse at some budget in "
+                  f"populations {worse or 'none'}, significantly better in {better or 'none'}.",
+                  f"- SELECT/TOP has the lowest mean success (at its budgets) in populations {st_worst or 'none'} "
+                  f"of {list(comp)}."]
+        ii = np.nanmean([np.nanmean(res.arrays[(p, 'hybrid', 'ii')]) for p in res.populations()])
+        ml = [float(np.nanmean(res.arrays[(p, 'hybrid', 'ml_fraction')])) for p in res.populations()]
+        lines += [f"- Hybrid: mean intransitivity index of its answers {ii:.3f}; share of its decisions made in "
+                  f"ML-POCBAm mode per population: {', '.join(f'{x:.2f}' for x in ml)}.", ""]
+        lines += ["Wall-clock (selector time measured, sample cost "
+                  f"{res.deal_cost * 1e6:,.0f} µs per deal): break-even cost per sample against uniform", "",
+                  "| method | level | budget | uniform's budget | break-even µs/sample | reading |", "|---|---|---|---|---|---|"]
+        for m in cfg.methods:
+            if m == "uniform":
+                continue
+            for row in res.break_even(m):
+                c = row["break_even_cost"]
+                lines.append(f"| {m} | {row['level']} | {row['budget']} | {row['uniform_budget']} | "
+                             f"{'–' if c is None else f'{c * 1e6:,.1f}'} | {row['reading']} |")
+        lines += ["", f"![wall-clock, {name}](fig8-{name}-wallclock.png)", ""]
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reps", type=int, default=500, help="replay replications per population")
+    ap.add_argument("--live-reps", type=int, default=100, help="live replications per population (0: skip)")
+    ap.add_argument("--live-budget", type=int, default=2000)
+    ap.add_argument("--workers", type=int, default=os.cpu_count())
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out-dir", default="docs/results")
+    ap.add_argument("--runs-dir", default="runs")
+    ap.add_argument("--replot", action="store_true")
+    args = ap.parse_args()
+    t0 = time.time()
+    os.makedirs(args.out_dir, exist_ok=True)
+    cfg = PokerStudyConfig(TRUTH, replications=args.reps, seed=args.seed, oracle="replay")
+    replay = run(cfg, os.path.join(args.runs_dir, "fig8-replay.h5"), args.workers, args.replot, "replay")
+    replay.plot(os.path.join(args.out_dir, "fig8-replay.png"))
+    replay.plot_wallclock(os.path.join(args.out_dir, "fig8-replay-wallclock.png"))
+    live = None
+    live_path = os.path.join(args.runs_dir, "fig8-live.h5")
+    if args.live_reps and (not args.replot or os.path.exists(live_path)):
+        lcfg = PokerStudyConfig(TRUTH, replications=args.live_reps, seed=args.seed, oracle="live",
+                                budgets=default_budgets(10, args.live_budget, 8), block=5)
+        live = run(lcfg, live_path, args.workers, args.replot, "live")
+        live.plot(os.path.join(args.out_dir, "fig8-live.png"))
+        live.plot_wallclock(os.path.join(args.out_dir, "fig8-live-wallclock.png"))
+    text = report(replay, live, args.out_dir)
+    with open(os.path.join(args.out_dir, "fig8-generated.md"), "w") as fh:
+        fh.write(text + "\n")
+    print(text)
+    print(f"done in {time.time() - t0:.0f} s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
