@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from .selectors import SELECTORS, make_selector
-from .selectors.problems import n_pairs
+from .selectors.problems import n_pairs, pair_index_matrix
 from .selectors.studies import atomic_savefig, wilson
 
 FORMAT = "pokerduel-poker-study"
@@ -242,7 +242,7 @@ def run_unit(cfg: PokerStudyConfig, truth, p: int, r0: int, r1: int, *, compiled
             for m, runs in traces.items():
                 col = 0
                 for trace, budgets in runs:
-                    cum = np.cumsum(cost[_pair_index(trace.i, trace.j, K)])
+                    cum = np.cumsum(cost[pair_index_matrix(K)[trace.i, trace.j]])
                     for b in budgets:
                         out[(m, "sampling_seconds")][row, col] = cum[b - 1]
                         col += 1
@@ -256,7 +256,7 @@ def _compiled_replication(cfg: PokerStudyConfig, oracle, methods, best: np.ndarr
     """The compiled methods on the replay oracle's per-pair sample orders (``rows`` are this replication's
     output rows, filled in place)."""
     from .selectors import _replicate, _top
-    from .selectors.problems import pair_arrays, pair_index_matrix
+    from .selectors.problems import pair_arrays
     from .selectors.select_top import SelectTop
     from .selectors.studies import _FAST
 
@@ -301,11 +301,6 @@ def time_selectors(cfg: PokerStudyConfig, truth, p: int, reps: int = 2) -> dict:
         if not np.array_equal(slow[(m, "success")], fast[(m, "success")]):
             raise AssertionError(f"{m}: the compiled replication disagrees with the Python selector")
     return {m: np.nanmean(slow[(m, "selector_seconds")], axis=0) for m in cfg.methods}
-
-
-def _pair_index(i: np.ndarray, j: np.ndarray, K: int) -> np.ndarray:
-    a, b = np.minimum(i, j), np.maximum(i, j)
-    return a * K - a * (a + 1) // 2 + (b - a - 1)
 
 
 def _unit_task(args):

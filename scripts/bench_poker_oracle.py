@@ -48,7 +48,7 @@ def main():
         selector_seconds(gt[pops[0]], m, 200, 1)
     cfg = PokerStudyConfig(args.truth, budgets=(args.budget,), replications=1, populations=(pops[0],))
     run_unit(cfg, gt[pops[0]], pops[0], 0, 1)
-    print(f"| population | live deal (µs) | " + " | ".join(f"{m} (µs/sample)" for m in methods)
+    print("| population | live deal (µs) | " + " | ".join(f"{m} (µs/sample)" for m in methods)
           + " | compiled replication, all five (µs/sample) |")
     print("|---|---|" + "---|" * (len(methods) + 1))
     for p in pops:

@@ -158,7 +158,6 @@ def poker(truth_path, k, methods, budget, points, budget_list, reps, oracle, res
     from ..ground_truth import CorruptFile, load_ground_truth
     from ..parallel import get_backend
     from ..poker_study import PokerStudyConfig, default_budgets, markdown_table, run_poker_study
-    from ..selectors.problems import n_pairs
 
     method_list = tuple(m.strip() for m in methods.split(",") if m.strip())
     opts = {"hybrid": {"threshold": 0.17}}
