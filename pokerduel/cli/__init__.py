@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from .. import __version__
+from .acpc import acpc_client, dealer
 from .bench import bench
 from .ground_truth import ground_truth
 from .play import play
@@ -25,3 +26,5 @@ main.add_command(population)
 main.add_command(study)
 main.add_command(ground_truth)
 main.add_command(plot)
+main.add_command(acpc_client)
+main.add_command(dealer)
