@@ -332,10 +332,10 @@ class PokerStudyResult:
     backend: str = ""
     timing: dict = field(default_factory=dict)  # method -> Python selector seconds per budget (replay)
 
-    def selector_seconds(self, m: str) -> np.ndarray:
+    def selector_seconds(self, m: str, populations=None) -> np.ndarray:
         """Mean selector seconds per replication at each of ``m``'s budgets: measured in every replication
         where the selector was stepped in Python, else the ``timing`` calibration."""
-        pops = self.populations()
+        pops = populations or self.populations()
         per = np.array([self.arrays[(p, m, "selector_seconds")] for p in pops], dtype=np.float64)
         if np.isfinite(per).all():
             return per.mean(axis=(0, 1))
@@ -352,9 +352,9 @@ class PokerStudyResult:
         lo, hi = wilson(hits, n)
         return self.budgets[(p, m)], hits / n, lo, hi
 
-    def mean_rate(self, m: str):
-        """Success rate averaged over the populations, at the method's budgets."""
-        pops = self.populations()
+    def mean_rate(self, m: str, populations=None):
+        """Success rate averaged over the populations (all, or those given), at the method's budgets."""
+        pops = populations or self.populations()
         rates = np.array([self.rate(p, m)[1] for p in pops])
         return self.budgets[(pops[0], m)], rates.mean(axis=0)
 
@@ -435,7 +435,7 @@ class PokerStudyResult:
             out[p] = row
         return out
 
-    def break_even(self, m: str, levels=None) -> list[dict]:
+    def break_even(self, m: str, levels=None, populations=None) -> list[dict]:
         """At what cost per sample ``m`` beats uniform at equal wall-clock time, at given success levels
         (default: 1/2, 3/4 and all of uniform's population-averaged success at its largest budget).
 
@@ -446,14 +446,14 @@ class PokerStudyResult:
         one of them never reaches ``s`` or ``m`` needs more samples)."""
         out = []
         if levels is None:
-            top = float(self.mean_rate("uniform")[1][-1])
+            top = float(self.mean_rate("uniform", populations)[1][-1])
             levels = tuple(round(f * top, 3) for f in (0.5, 0.75, 1.0)) if top > 0 else (0.5,)
         for s in levels:
             row = {"level": s}
             reach = {}
             for name in (m, "uniform"):
-                b, rate = self.mean_rate(name)
-                sel = self.selector_seconds(name)
+                b, rate = self.mean_rate(name, populations)
+                sel = self.selector_seconds(name, populations)
                 idx = np.flatnonzero(rate >= s)
                 reach[name] = (int(b[idx[0]]), float(sel[idx[0]])) if idx.size else None
             row["budget"] = reach[m][0] if reach[m] else None
@@ -462,7 +462,8 @@ class PokerStudyResult:
             if reach[m] and reach["uniform"] and reach["uniform"][0] > reach[m][0]:
                 row["selector_seconds"], row["uniform_selector_seconds"] = reach[m][1], reach["uniform"][1]
                 row["break_even_cost"] = (reach[m][1] - reach["uniform"][1]) / (reach["uniform"][0] - reach[m][0])
-                row["reading"] = "pays off above the break-even cost per sample"
+                row["reading"] = ("pays off at any sample cost (fewer samples and less selector time)"
+                                  if row["break_even_cost"] <= 0 else "pays off above the break-even cost per sample")
             elif reach[m] and not reach["uniform"]:
                 row["reading"] = "uniform never reaches this level within the budgets: pays off at any sample cost"
             elif reach["uniform"] and not reach[m]:
