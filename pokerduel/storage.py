@@ -19,8 +19,10 @@ from . import __version__
 
 @contextlib.contextmanager
 def atomic_h5(path):
-    """Open a new HDF5 file for writing that appears at ``path`` only once the block succeeds."""
+    """Open a new HDF5 file for writing that appears at ``path`` only once the block succeeds (its folder is
+    created if missing)."""
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     os.close(fd)
     try:

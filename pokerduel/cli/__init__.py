@@ -7,6 +7,7 @@ import click
 from .. import __version__
 from .acpc import acpc_client, dealer
 from .bench import bench
+from .evolve import evolve
 from .ground_truth import ground_truth
 from .play import play
 from .plot import plot
@@ -28,3 +29,4 @@ main.add_command(ground_truth)
 main.add_command(plot)
 main.add_command(acpc_client)
 main.add_command(dealer)
+main.add_command(evolve)

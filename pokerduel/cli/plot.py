@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 
@@ -30,3 +32,20 @@ def matrices(path, out, populations, columns):
     except ValueError as err:
         raise click.BadParameter(str(err), param_hint="--population") from None
     click.echo(f"wrote {out}: {len(populations) or len(truth)} pairwise-mean matrices in true rank order")
+
+
+@plot.command("evolution")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="Image file to write  [default: PATH with the suffix .png].")
+def evolution(path, out):
+    """An evolution run's champion against the benchmark panel, generation by generation."""
+    from ..plots_evolution import plot_evolution
+
+    out = out or str(Path(path).with_suffix(".png"))
+    try:
+        info = plot_evolution(path, out)
+    except ValueError as err:  # evolve.CorruptFile is a ValueError
+        raise click.BadParameter(str(err), param_hint="PATH") from None
+    click.echo(f"wrote {out}: {info['generations']} generations; panel score first {info['first_score']:+.0f}, "
+               f"last {info['last_score']:+.0f}, best {info['best_score']:+.0f} mBB/hand")

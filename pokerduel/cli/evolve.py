@@ -1,0 +1,151 @@
+"""``pokerduel evolve``: neuroevolution of ASHE players with a top-k selector choosing the survivors."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import click
+
+
+class _Progress:
+    """Generation, best panel score, samples/s and ETA on stderr (in place on a terminal)."""
+
+    def __init__(self, stream=None):
+        self.stream = stream or sys.stderr
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+
+    def __call__(self, info):
+        g, G = info["generation"], info["generations"]
+        rate = info["samples"] / info["selector_seconds"] if info["selector_seconds"] > 0 else 0.0
+        per_gen = info["elapsed"] / info["done_here"]
+        eta = time.strftime("%H:%M:%S", time.gmtime((G - g) * per_gen))
+        line = (f"generation {g}/{G}  champion {info['panel_score']:+.0f} mBB/hand (best "
+                f"{info['best_panel_score']:+.0f})  {rate:,.0f} samples/s  {per_gen:.1f} s/gen  ETA {eta}")
+        if self.tty:
+            self.stream.write("\r" + line.ljust(100) + ("\n" if g == G else ""))
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def _parse_options(pairs):
+    out = {}
+    for item in pairs:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{item!r}: expected NAME=VALUE", param_hint="--selector-option")
+        try:
+            out[key.replace("-", "_")] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key.replace("-", "_")] = value
+    return out
+
+
+@click.command("evolve")
+@click.option("--population", type=click.IntRange(min=3), default=50, show_default=True, help="Players per generation.")
+@click.option("--generations", type=click.IntRange(min=1), default=250, show_default=True)
+@click.option("--keep", type=click.IntRange(min=2), default=15, show_default=True,
+              help="Survivors per generation (the selector's k).")
+@click.option("--selector", type=click.Choice(["uniform", "pocbam", "ml-pocbam", "hybrid", "select-top", "pbr", "ar"]),
+              default="hybrid", show_default=True)
+@click.option("--budget", type=click.IntRange(min=1), default=None,
+              help="Duplicate-deal samples per generation  [default: (n0 + 1) * K(K-1)/2].")
+@click.option("--n0", type=click.IntRange(min=0), default=None,
+              help="Warm-up samples per pair  [default: the selector's least: 1 uniform, 2 POCBAm/ML/hybrid/PBR, "
+                   "0 select-top/AR].")
+@click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Consecutive samples of the pair each selector decision picks (fewer model fits).")
+@click.option("--selector-option", "selector_options", multiple=True, metavar="NAME=VALUE",
+              help="Extra selector option, e.g. threshold=0.17 (repeatable).")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
+@click.option("--hidden", type=click.IntRange(min=1), default=10, show_default=True, help="LSTM cells per estimator.")
+@click.option("--prt-capacity", type=click.IntRange(min=2), default=1024, show_default=True,
+              help="PRT nodes per opponent and half (memory per sampled pair ~0.6 MB at 1024).")
+@click.option("--reset/--continue-matches", default=False, show_default=True,
+              help="Fresh memories every deal instead of a continuing match per pair.")
+@click.option("--rate-start", type=float, default=0.25, show_default=True, help="Initial per-gene mutation rate.")
+@click.option("--rate-end", type=float, default=0.05, show_default=True, help="Final per-gene mutation rate.")
+@click.option("--sigma-start", type=float, default=0.5, show_default=True, help="Initial mutation strength.")
+@click.option("--sigma-end", type=float, default=0.1, show_default=True, help="Final mutation strength.")
+@click.option("--init-range", nargs=2, type=float, default=(-1.0, 1.0), show_default=True,
+              help="Generation-0 weights uniform on [LOW, HIGH] (core paper: [-1, 1]).")
+@click.option("--hs-samples", type=click.IntRange(min=1), default=None,
+              help="Monte Carlo roll-outs of hand strength on flop and turn  [default: the engine's 1000].")
+@click.option("--panel-bots", default=",".join(["scared-limper", "calling-machine", "hothead-maniac",
+                                                "candid-statistician", "random"]), show_default=True,
+              help="Comma-separated bots of the benchmark panel.")
+@click.option("--panel-deals", type=click.IntRange(min=2), default=250, show_default=True,
+              help="Duplicate deals per benchmark-panel match.")
+@click.option("--panel-heldout", type=click.IntRange(min=0), default=5, show_default=True,
+              help="Held-out generation-0 players in the benchmark panel.")
+@click.option("--out", type=click.Path(dir_okay=False), required=True, help="Run file (HDF5) to write.")
+@click.option("--resume", is_flag=True, help="Continue the run in OUT (same config) from its last generation.")
+@click.option("--overwrite", is_flag=True, help="Replace OUT even if it holds another run.")
+@click.option("--backend", type=click.Choice(["serial", "multiprocess", "dask"]), default="multiprocess",
+              show_default=True, help="Where the benchmark-panel matches are played.")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes  [default: all cores].")
+@click.option("--scheduler", default=None, help="Dask scheduler address tcp://HOST:PORT.")
+@click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
+def evolve(population, generations, keep, selector, budget, n0, repeat, selector_options, seed, hidden, prt_capacity,
+           reset, rate_start, rate_end, sigma_start, sigma_end, init_range, hs_samples, panel_bots, panel_deals,
+           panel_heldout, out, resume, overwrite, backend, workers, scheduler, as_json):
+    """Evolve ASHE players: each generation a top-k selector picks the survivors, TSER makes the rest.
+
+    Every generation is checkpointed atomically to OUT; after an interruption, the same command with
+    --resume continues exactly as an uninterrupted run would.
+    """
+    from .. import evolve as ev
+    from ..parallel import DASK_HINT, get_backend
+
+    try:
+        cfg = ev.config_from_options(
+            population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
+            repeat=repeat, selector_options=_parse_options(selector_options), seed=seed, hidden=hidden,
+            prt_capacity=prt_capacity, reset=reset, panel_deals=panel_deals, panel_heldout=panel_heldout,
+            init_low=init_range[0], init_high=init_range[1],
+            panel_bots=tuple(b for b in panel_bots.split(",") if b),
+            **({} if hs_samples is None else {"hs_samples": hs_samples}),
+            rate_start=rate_start, rate_end=rate_end, sigma_start=sigma_start, sigma_end=sigma_end)
+    except ValueError as err:
+        raise click.UsageError(str(err)) from None
+    try:
+        runner = get_backend(backend, workers=workers, scheduler=scheduler)
+    except ValueError as err:
+        raise click.UsageError(str(err)) from None
+    except ImportError:
+        raise click.UsageError(DASK_HINT) from None
+    except ConnectionError as err:
+        raise click.ClickException(str(err)) from None
+    try:
+        with runner:
+            report = ev.run_evolution(cfg, out, runner, resume=resume, overwrite=overwrite,
+                                      progress=None if as_json else _Progress())
+    except ev.ConfigMismatch as err:
+        raise click.UsageError(str(err)) from None
+    except ev.CorruptFile as err:
+        raise click.ClickException(str(err)) from None
+    run = report.run
+    t = run.records["timing"]
+    score = run.panel_score()
+    overhead = (t[:, 1].sum() - t[:, 2].sum()) / max(t[:, 2].sum(), 1e-12) if len(t) else float("nan")
+    info = {"out": str(out), "generations": run.completed, "generations_run": report.generations_run,
+            "resumed_from": report.resumed_from, "seconds": report.seconds, "budget": cfg.budget, "n0": cfg.n0,
+            "final_panel_score": float(score[-1]) if len(score) else None,
+            "best_panel_score": float(score.max()) if len(score) else None,
+            "selector_overhead": float(overhead), "backend": runner.describe()}
+    if as_json:
+        click.echo(json.dumps(info))
+        return
+    resumed = f", resumed at generation {report.resumed_from}" if report.resumed_from else ""
+    click.echo(f"wrote {out}: {run.completed}/{cfg.generations} generations ({report.generations_run} run here"
+               f"{resumed}) in {report.seconds:.1f} s; {cfg.selector}, budget {cfg.budget} samples/generation")
+    if len(score):
+        names = run.panel_names
+        last = run.records["panel_mean"][-1]
+        ci = run.records["panel_ci"][-1]
+        click.echo("last champion vs the panel (mBB/hand, 95% CI): " +
+                   ", ".join(f"{n} {m:+.0f}±{c:.0f}" for n, m, c in zip(names, last, ci)))
+        click.echo(f"panel score: generation 1 {score[0]:+.0f}, last {score[-1]:+.0f}, best {score.max():+.0f}; "
+                   f"selector overhead {100 * overhead:.1f}% of engine time")

@@ -1,0 +1,548 @@
+"""Neuroevolution of ASHE players where a top-k selector picks each generation's survivors.
+
+Each generation (``run_evolution``):
+
+1. **Selection.** The current ``population`` players become a ``LiveOracle`` (duplicate deals of a
+   continuing match per pair, seeded by the run seed and the generation). The chosen selector spends
+   exactly ``budget`` samples and returns its top ``keep``, best first: the survivors. Its first choice
+   is the generation's **champion**.
+2. **Measured progress.** The champion plays a fixed **benchmark panel** on a fixed deck set (one seed
+   for every generation and opponent): the four ASHE 1.0 rule-based bots, the random bot and
+   ``panel_heldout`` random generation-0-style players that never join the population. Results in
+   mBB/hand with 95% intervals; these matches run on the backend (serial, multiprocess or Dask).
+3. **Reproduction.** ASHE 1.0's TSER (``pokerduel.reproduction``): elites (survivors above the
+   survivors' mean selector score) are kept unchanged and breed by even/odd-gene crossover, the other
+   survivors are mutated, children fill the population; mutation rate and strength fall linearly.
+4. **Checkpoint.** The whole run file is rewritten atomically (``storage.atomic_h5``): it is always the
+   previous complete generation or the new one, never half of one. With a parallel backend the panel
+   of generation g overlaps the selection of generation g + 1, and g is written when its panel is done.
+
+**Seeds.** Everything derives from ``seed`` through ``SeedSequence`` spawn keys: ``(0,)`` the initial
+population, ``(4,)`` the held-out panel players, ``(5,)`` the panel's decks, and per generation ``g``:
+``(1, g)`` the oracle's decks and player randomness, ``(2, g)`` the selector's generator, ``(3, g)`` the
+reproduction generator. A generation depends only on the seed, the config and the population it starts
+from, so a run resumed from its file continues exactly as an uninterrupted run, and the panel's matches
+give the same results on any backend and worker count.
+
+**File** (format ``pokerduel.evolution`` 1): root attributes ``config`` (JSON, the run's identity),
+``seed``, ``completed`` (generations done), ``rng_state`` (JSON: the reproduction generator's state after
+the last generation, for inspection); datasets ``population`` (the genomes the next generation starts
+from), ``population0``, ``heldout``, and per generation (first axis): ``survivors``, ``scores`` (the
+selector's score of every player), ``champion`` (genome), ``samples_used``, ``decisions``, ``ml_fraction``
+(hybrid: share of decisions made in ML-POCBAm mode), ``final_ii``, ``final_mode``, ``ii_trace`` and
+``mode_trace`` (hybrid, aligned with the samples), ``trace_i``/``trace_j``/``trace_x`` (every sample),
+``panel_mean``/``panel_ci`` (mBB/hand, one column per panel opponent, names in attribute
+``panel_names``), ``origin`` (0 elite, 1 mutated survivor, 2 child), ``parents``, ``rate``/``sigma``, and
+``timing`` (seconds: generation wall, selector wall, engine time inside it, panel wall, reproduction,
+columns named in attribute ``timing_names``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from . import __version__
+from .players.genomes import AsheSettings, ashe_player
+from .players.hand_strength import DEFAULT_SAMPLES
+from .populations import new_population
+from .reproduction import TserParams, tser
+from .selectors import SELECTORS
+from .selectors.problems import n_pairs
+from .storage import atomic_h5, open_checked, stamp
+
+FORMAT, FORMAT_VERSION = "pokerduel.evolution", 1
+PANEL_BOTS = ("scared-limper", "calling-machine", "hothead-maniac", "candid-statistician", "random")
+TIMING_NAMES = ("generation", "selector", "engine", "panel", "reproduction")
+#: samples per pair of the warm-up when none is given: the least each selector accepts (POCBAm, ML-POCBAm,
+#: hybrid and PBR need two samples per pair for a sample variance; uniform needs one; SELECT/TOP and AR none)
+DEFAULT_N0 = {name: int(cls.min_n0) for name, cls in SELECTORS.items()}
+
+
+class ConfigMismatch(ValueError):
+    """The run file holds another configuration (or the caller did not say to resume it)."""
+
+
+class CorruptFile(ValueError):
+    """The run file cannot be read back."""
+
+
+class _NoOracle:
+    """A stand-in oracle with ``K`` players, for validating selector options without sampling."""
+
+    def __init__(self, K):
+        self.K = K
+
+    def sample(self, i, j):  # pragma: no cover - never called
+        raise RuntimeError("not an oracle")
+
+
+def _check_int(value, what, lo, hi=None):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo \
+            or (hi is not None and value > hi):
+        allowed = f">= {lo}" if hi is None else f"in {lo}..{hi}"
+        raise ValueError(f"{what} must be an integer {allowed}, got {value!r}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class EvolveConfig:
+    """Everything that determines a run (its identity in the run file). See ``docs/evolve.md``.
+
+    ``budget=None`` means the warm-up plus one sample per pair on average
+    (``(n0 + 1) * K (K - 1) / 2``). ``n0=None`` means ``DEFAULT_N0[selector]``. ``repeat`` is the number
+    of consecutive samples of the pair a selector decision picks (1: the paper's methods; more divides
+    the model fits by ``repeat``, see ``docs/evolve.md`` on overhead). ``prt_capacity`` defaults to 1024
+    nodes (a generation's matches are a few deals per pair; the panel's 250-deal matches fit too).
+    ``reset``: every deal with fresh memories instead of a continuing match per pair.
+    """
+
+    population: int = 50
+    generations: int = 250
+    keep: int = 15
+    selector: str = "hybrid"
+    budget: int | None = None
+    n0: int | None = None
+    repeat: int = 1
+    selector_options: dict = field(default_factory=dict)
+    seed: int = 1
+    hidden: int = 10
+    prt_capacity: int = 1024
+    lstm_reset: str = "hand"
+    init_low: float = -1.0
+    init_high: float = 1.0
+    reset: bool = False
+    hs_samples: int = DEFAULT_SAMPLES
+    tser: TserParams = TserParams()
+    panel_bots: tuple = PANEL_BOTS
+    panel_heldout: int = 5
+    panel_deals: int = 250
+
+    def __post_init__(self):
+        K = _check_int(self.population, "population (players per generation)", 3)
+        _check_int(self.generations, "generations", 1)
+        _check_int(self.keep, "keep (survivors per generation)", 2, K - 1)
+        if self.selector not in SELECTORS:
+            raise ValueError(f"unknown selector {self.selector!r}; known: {', '.join(SELECTORS)}")
+        cls = SELECTORS[self.selector]
+        n0 = DEFAULT_N0[self.selector] if self.n0 is None else self.n0
+        _check_int(n0, f"n0 (warm-up samples per pair) for {self.selector}", max(cls.min_n0, 0))
+        object.__setattr__(self, "n0", int(n0))
+        _check_int(self.repeat, "repeat (samples per selector decision)", 1)
+        if not isinstance(self.selector_options, dict):
+            raise ValueError(f"selector_options must be a dict, got {type(self.selector_options).__name__}")
+        bad = {"n0", "rng", "oracle", "k", "budget"} & set(self.selector_options)
+        if bad:
+            raise ValueError(f"selector_options may not set {sorted(bad)}; use the run's own options")
+        need = cls.min_budget(K, self.keep, n0=n0)
+        budget = (n0 + 1) * n_pairs(K) if self.budget is None else self.budget
+        _check_int(budget, "budget (samples per generation)", 1)
+        if budget < need:
+            raise ValueError(
+                f"budget {budget} is below the {self.selector} warm-up of n0 * K(K-1)/2 = {n0} * {n_pairs(K)} = "
+                f"{need} samples (K = {K}, n0 = {n0}); allowed: budget >= {need}"
+                + (f" (the {self.selector} selector needs n0 >= {cls.min_n0})" if cls.min_n0 > 1 else ""))
+        object.__setattr__(self, "budget", int(budget))
+        try:  # the selector validates its own options: build one (nothing is sampled)
+            cls(_NoOracle(K), self.keep, self.budget, n0=self.n0, rng=np.random.default_rng(0),
+                **self.selector_options)
+        except TypeError as err:
+            allowed = [p for p in inspect.signature(cls.__init__).parameters
+                       if p not in ("self", "oracle", "k", "budget", "n0", "rng", "ml_options")]
+            raise ValueError(f"selector {self.selector} has no option among {sorted(self.selector_options)} "
+                             f"({err}); allowed: {allowed}") from None
+        _ = self.settings  # validates hidden, prt_capacity, lstm_reset
+        if not (np.isfinite(self.init_low) and np.isfinite(self.init_high) and self.init_low < self.init_high):
+            raise ValueError(f"need finite init_low < init_high, got [{self.init_low}, {self.init_high}]")
+        if not isinstance(self.reset, (bool, np.bool_)):
+            raise ValueError(f"reset must be True or False, got {self.reset!r}")
+        _check_int(self.hs_samples, "hs_samples", 1)
+        _check_int(self.seed, "seed", 0)
+        if not isinstance(self.tser, TserParams):
+            raise ValueError("tser must be a TserParams")
+        from .players.base import BOTS
+
+        bots = tuple(self.panel_bots)
+        unknown = [b for b in bots if b not in BOTS]
+        if unknown:
+            raise ValueError(f"unknown panel bot(s) {unknown}; choose from {', '.join(BOTS)}")
+        object.__setattr__(self, "panel_bots", bots)
+        _check_int(self.panel_heldout, "panel_heldout (held-out generation-0 players)", 0)
+        _check_int(self.panel_deals, "panel_deals (duplicate deals per panel match)", 2)
+        if not bots and not self.panel_heldout:
+            raise ValueError("the benchmark panel is empty: give panel bots or held-out players")
+
+    @property
+    def settings(self) -> AsheSettings:
+        return AsheSettings(self.hidden, self.prt_capacity, self.lstm_reset)
+
+    @property
+    def panel_names(self) -> list[str]:
+        return list(self.panel_bots) + [f"heldout:{h}" for h in range(self.panel_heldout)]
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["tser"] = self.tser.to_dict()
+        d["panel_bots"] = list(self.panel_bots)
+        d["reset"] = bool(self.reset)
+        return json.loads(json.dumps(d, sort_keys=True))
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "EvolveConfig":
+        d = dict(d)
+        d["tser"] = TserParams(**d.get("tser", {}))
+        d["panel_bots"] = tuple(d.get("panel_bots", PANEL_BOTS))
+        return cls(**d)
+
+
+# ----------------------------------------------------------------------------------------- seeds
+
+
+def _seq(seed: int, *key: int) -> np.random.SeedSequence:
+    return np.random.SeedSequence(seed, spawn_key=key)
+
+
+def _word(seed: int, *key: int) -> int:
+    return int(_seq(seed, *key).generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def initial_population(cfg: EvolveConfig) -> np.ndarray:
+    """Generation 0's genomes (uniform on ``[init_low, init_high]``)."""
+    return new_population(cfg.population, _word(cfg.seed, 0), cfg.settings, cfg.init_low, cfg.init_high).genomes
+
+
+def heldout_players(cfg: EvolveConfig) -> np.ndarray:
+    """The panel's held-out generation-0-style genomes (same distribution, never in the population)."""
+    if cfg.panel_heldout == 0:
+        return np.zeros((0, cfg.settings.genome_size), np.float32)
+    return new_population(cfg.panel_heldout, _word(cfg.seed, 4), cfg.settings, cfg.init_low,
+                          cfg.init_high).genomes
+
+
+def panel_seed(cfg: EvolveConfig) -> int:
+    """The ``play_duplicate`` seed of every panel match (the fixed deck set)."""
+    return _word(cfg.seed, 5)
+
+
+# ----------------------------------------------------------------------------------------- selection
+
+
+def _repeating(cls, repeat: int):
+    """``cls`` whose every decision is followed by ``repeat - 1`` more samples of the same pair."""
+    if repeat == 1:
+        return cls
+
+    class Repeating(cls):
+        _rep_left = 0
+        _rep_p = -1
+
+        def _decide(self):
+            if self._rep_left > 0:
+                self._rep_left -= 1
+                if hasattr(self, "ii_trace"):  # hybrid: the repeated samples share the decision's II/mode
+                    self.ii_trace[self.used] = self.ii_trace[self.used - 1]
+                    self.mode_trace[self.used] = self.mode_trace[self.used - 1]
+                return self._rep_p
+            self._rep_p = super()._decide()
+            self._rep_left = repeat - 1
+            return self._rep_p
+
+    Repeating.__name__ = f"{cls.__name__}x{repeat}"
+    return Repeating
+
+
+def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int) -> dict:
+    """Run the selector on ``genomes`` for ``generation``; the survivors, champion, trace and timings."""
+    from .oracles import LiveOracle
+
+    settings = cfg.settings
+    players = [ashe_player(g, settings, name=f"g{generation}:{i}") for i, g in enumerate(genomes)]
+    oracle = LiveOracle(players, _seq(cfg.seed, 1, generation), reset=bool(cfg.reset), hs_samples=cfg.hs_samples)
+    cls = _repeating(SELECTORS[cfg.selector], cfg.repeat)
+    rng = np.random.default_rng(_seq(cfg.seed, 2, generation))
+    t0 = time.perf_counter()
+    sel = cls(oracle, cfg.keep, cfg.budget, n0=cfg.n0, rng=rng, **cfg.selector_options)
+    top = np.asarray(sel.run(), dtype=np.int64)
+    scores = np.asarray(sel.scores(), dtype=np.float64)
+    wall = time.perf_counter() - t0
+    tr = sel.trace
+    B = cfg.budget
+    ii = np.full(B, np.nan, np.float32)
+    mode = np.zeros(B, np.int8)
+    final_ii, final_mode = np.nan, 0
+    if hasattr(sel, "ii_trace"):
+        ii[:] = sel.ii_trace[:B]
+        mode[:] = sel.mode_trace[:B]
+        final_ii, final_mode = float(sel.final_ii), int(sel.final_mode)
+    decided = mode[sel.warmup:]
+    return {"survivors": top, "scores": scores, "samples_used": int(sel.used),
+            "decisions": int(np.ceil(max(sel.used - sel.warmup, 0) / cfg.repeat)),
+            "ml_fraction": float(np.mean(decided == 1)) if decided.size else np.nan,
+            "final_ii": final_ii, "final_mode": final_mode, "ii_trace": ii, "mode_trace": mode,
+            "trace_i": tr.i.astype(np.int16), "trace_j": tr.j.astype(np.int16), "trace_x": tr.x.astype(np.float32),
+            "selector_seconds": wall, "engine_seconds": float(np.sum(oracle.seconds)),
+            "deals_played": int(oracle.deals_played.sum())}
+
+
+# ----------------------------------------------------------------------------------------- the panel
+
+
+def panel_match(task: dict) -> dict:
+    """Worker function: the champion against one panel opponent (plain data in and out, any backend)."""
+    from .matches import play_duplicate
+
+    settings = AsheSettings.from_dict(task["settings"])
+    champ = ashe_player(np.asarray(task["champion"], np.float32), settings, name="champion")
+    opp = task["opponent"]
+    if not isinstance(opp, str):
+        opp = ashe_player(np.asarray(opp, np.float32), settings, name="heldout")
+    t0 = time.perf_counter()
+    r = play_duplicate(champ, opp, task["deals"], task["seed"], hs_samples=task["hs_samples"])
+    mean, ci = r.mbb_per_hand()
+    return {"index": task["index"], "mean": mean, "ci": ci, "seconds": time.perf_counter() - t0}
+
+
+def panel_tasks(cfg: EvolveConfig, champion: np.ndarray, heldout: np.ndarray) -> list[dict]:
+    opponents = list(cfg.panel_bots) + [h for h in heldout]
+    base = {"settings": cfg.settings.to_dict(), "champion": np.asarray(champion, np.float32),
+            "deals": cfg.panel_deals, "seed": panel_seed(cfg), "hs_samples": cfg.hs_samples}
+    return [{**base, "index": n, "opponent": o} for n, o in enumerate(opponents)]
+
+
+def _timed_panel(cfg, champion, heldout, backend):
+    t0 = time.perf_counter()
+    mean, ci = run_panel(cfg, champion, heldout, backend)
+    return mean, ci, time.perf_counter() - t0
+
+
+def run_panel(cfg: EvolveConfig, champion: np.ndarray, heldout: np.ndarray, backend) -> tuple[np.ndarray, np.ndarray]:
+    """The champion's mBB/hand and 95% half-widths against every panel opponent (``panel_names`` order)."""
+    tasks = panel_tasks(cfg, champion, heldout)
+    mean, ci = np.empty(len(tasks)), np.empty(len(tasks))
+    for _, res in backend.map_unordered(panel_match, tasks):
+        mean[res["index"]], ci[res["index"]] = res["mean"], res["ci"]
+    return mean, ci
+
+
+# ----------------------------------------------------------------------------------------- the run file
+
+_PER_GEN = ("survivors", "scores", "champion", "samples_used", "decisions", "ml_fraction", "final_ii",
+            "final_mode", "ii_trace", "mode_trace", "trace_i", "trace_j", "trace_x", "panel_mean", "panel_ci",
+            "origin", "parents", "rate", "sigma", "timing")
+
+
+@dataclass
+class EvolutionRun:
+    """A run file's contents: the config, the state to continue from and the per-generation records."""
+
+    path: str
+    config: EvolveConfig
+    attrs: dict
+    population: np.ndarray
+    population0: np.ndarray
+    heldout: np.ndarray
+    records: dict  # name -> array with one row per completed generation
+
+    @property
+    def completed(self) -> int:
+        return len(self.records["samples_used"])
+
+    @property
+    def panel_names(self) -> list[str]:
+        return self.config.panel_names
+
+    def panel_score(self) -> np.ndarray:
+        """Per generation: the champion's mean mBB/hand over the panel opponents (equal weights)."""
+        return self.records["panel_mean"].mean(axis=1) if self.completed else np.zeros(0)
+
+
+def _empty_records(cfg: EvolveConfig) -> dict:
+    K, B, n = cfg.population, cfg.budget, cfg.settings.genome_size
+    m = len(cfg.panel_names)
+    shapes = {"survivors": ((cfg.keep,), np.int64), "scores": ((K,), np.float64), "champion": ((n,), np.float32),
+              "samples_used": ((), np.int64), "decisions": ((), np.int64), "ml_fraction": ((), np.float64),
+              "final_ii": ((), np.float64), "final_mode": ((), np.int8), "ii_trace": ((B,), np.float32),
+              "mode_trace": ((B,), np.int8), "trace_i": ((B,), np.int16), "trace_j": ((B,), np.int16),
+              "trace_x": ((B,), np.float32), "panel_mean": ((m,), np.float64), "panel_ci": ((m,), np.float64),
+              "origin": ((K,), np.int8), "parents": ((K - cfg.keep, 2), np.int64), "rate": ((), np.float64),
+              "sigma": ((), np.float64), "timing": ((len(TIMING_NAMES),), np.float64)}
+    return {k: np.zeros((0, *s), dtype=t) for k, (s, t) in shapes.items()}
+
+
+def _write(path, run: EvolutionRun, rng_state: str) -> None:
+    cfg = run.config
+    with atomic_h5(path) as f:
+        stamp(f, FORMAT, FORMAT_VERSION, **cfg.to_dict())
+        f.attrs["seed"] = int(cfg.seed)
+        f.attrs["completed"] = run.completed
+        f.attrs["rng_state"] = rng_state
+        f.attrs["panel_names"] = json.dumps(cfg.panel_names)
+        f.attrs["timing_names"] = json.dumps(list(TIMING_NAMES))
+        for k, v in run.attrs.items():
+            if k not in ("format", "format_version", "pokerduel_version", "config", "seed", "completed",
+                         "rng_state", "panel_names", "timing_names"):
+                f.attrs[k] = v
+        for name in ("population", "population0", "heldout"):
+            f.create_dataset(name, data=getattr(run, name), fletcher32=True)
+        g = f.create_group("generations")
+        for name in _PER_GEN:
+            data = run.records[name]
+            g.create_dataset(name, data=data, fletcher32=data.size > 0)
+
+
+def load_run(path) -> EvolutionRun:
+    """Read a run file (``CorruptFile`` if unreadable or inconsistent)."""
+    try:
+        f, config = open_checked(path, FORMAT, FORMAT_VERSION)
+    except ValueError as err:
+        raise CorruptFile(str(err)) from None
+    try:
+        with f:
+            cfg = EvolveConfig.from_dict(config)
+            attrs = {k: (v.item() if hasattr(v, "item") else v) for k, v in f.attrs.items()}
+            records = {name: f["generations"][name][()] for name in _PER_GEN}
+            run = EvolutionRun(str(path), cfg, attrs, f["population"][()], f["population0"][()], f["heldout"][()],
+                               records)
+    except (KeyError, OSError, TypeError, ValueError) as err:
+        raise CorruptFile(f"{path}: damaged or incomplete evolution file ({type(err).__name__}: {err})") from None
+    n = run.completed
+    if any(len(v) != n for v in records.values()) or int(attrs.get("completed", -1)) != n:
+        raise CorruptFile(f"{path}: per-generation records of unequal length")
+    if run.population.shape != (cfg.population, cfg.settings.genome_size):
+        raise CorruptFile(f"{path}: population has shape {run.population.shape}, config says "
+                          f"({cfg.population}, {cfg.settings.genome_size})")
+    return run
+
+
+def _describe_difference(old: dict, new: dict) -> str:
+    keys = sorted(set(old) | set(new))
+    return "; ".join(f"{k}: {old.get(k)!r} there, {new.get(k)!r} now" for k in keys if old.get(k) != new.get(k))
+
+
+# ----------------------------------------------------------------------------------------- the run
+
+
+@dataclass
+class RunReport:
+    run: EvolutionRun
+    generations_run: int
+    resumed_from: int
+    seconds: float
+
+
+def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False, overwrite: bool = False,
+                  progress: Callable[[dict], None] | None = None, stop_after: int | None = None) -> RunReport:
+    """Evolve ``cfg`` into the run file ``out`` (checkpointed after every generation).
+
+    An existing ``out`` is continued when ``resume`` and its config equals ``cfg``; it is replaced only
+    with ``overwrite``; otherwise ``ConfigMismatch``. ``backend`` (``parallel.get_backend``; serial by
+    default) plays the panel matches; with a parallel backend the panel of generation g runs while
+    generation g + 1 is selected, and g is checkpointed when its panel is done (a kill then loses at most
+    two generations of work; the results never depend on it). ``progress(info)`` is called after each
+    generation.
+    ``stop_after`` stops after that many generations of this call (tests, time-boxed sessions)."""
+    from .parallel import SerialBackend
+
+    if not isinstance(cfg, EvolveConfig):
+        raise ValueError("cfg must be an EvolveConfig")
+    backend = backend or SerialBackend()
+    out = Path(out)
+    run = None
+    if out.exists() and not overwrite:
+        try:
+            run = load_run(out)
+        except CorruptFile as err:
+            raise CorruptFile(f"{err}; pass --overwrite to start over") from None
+        if run.config.to_dict() != cfg.to_dict():
+            raise ConfigMismatch(f"{out} holds an evolution run with another config "
+                                 f"({_describe_difference(run.config.to_dict(), cfg.to_dict())}); "
+                                 "pass --overwrite to replace it")
+        if not resume:
+            raise ConfigMismatch(f"{out} already holds {run.completed}/{cfg.generations} generations of this run; "
+                                 "pass --resume to continue it or --overwrite to start over")
+    if run is None:
+        pop0 = initial_population(cfg)
+        run = EvolutionRun(str(out), cfg, {"pokerduel_version": __version__}, pop0.copy(), pop0,
+                           heldout_players(cfg), _empty_records(cfg))
+    start = run.completed
+    t_start = time.perf_counter()
+    state = {"done_here": 0, "rng_state": str(run.attrs.get("rng_state", ""))}
+
+    def finish(p: dict) -> None:
+        """Record and checkpoint generation ``p["g"]`` once its panel is done."""
+        t_wait = time.perf_counter()
+        mean, ci, panel_s = p["panel"].result() if hasattr(p["panel"], "result") else p["panel"]
+        wait = time.perf_counter() - t_wait
+        res, off = p["res"], p["off"]
+        row = {**{k: res[k] for k in ("survivors", "scores", "samples_used", "decisions", "ml_fraction", "final_ii",
+                                     "final_mode", "ii_trace", "mode_trace", "trace_i", "trace_j", "trace_x")},
+               "champion": p["champion"], "panel_mean": mean, "panel_ci": ci, "origin": off.origin,
+               "parents": off.parents, "rate": p["rate"], "sigma": p["sigma"],
+               "timing": np.array([p["busy"] + wait, res["selector_seconds"], res["engine_seconds"], panel_s,
+                                   p["repro"]])}
+        for k, v in row.items():
+            run.records[k] = np.concatenate([run.records[k], np.asarray(v, run.records[k].dtype)[None]])
+        run.population = off.genomes
+        _write(out, run, p["rng_state"])
+        run.attrs["rng_state"] = state["rng_state"] = p["rng_state"]
+        state["done_here"] += 1
+        if progress is not None:
+            progress({"generation": p["g"] + 1, "generations": cfg.generations, "panel_score": float(mean.mean()),
+                      "best_panel_score": float(run.panel_score().max()), "samples": res["samples_used"],
+                      "seconds": p["busy"] + wait, "selector_seconds": res["selector_seconds"],
+                      "engine_seconds": res["engine_seconds"], "elapsed": time.perf_counter() - t_start,
+                      "done_here": state["done_here"], "start": start})
+
+    # The panel of generation g runs on the backend while this process selects generation g + 1 (the
+    # selection needs only the reproduction, not the panel); generation g is checkpointed when its panel
+    # is done. With the serial backend everything runs in turn.
+    overlap = backend.name != "serial"
+    pool = ThreadPoolExecutor(1) if overlap else None
+    current, pending, selected = run.population, None, 0
+    try:
+        for g in range(start, cfg.generations):
+            if stop_after is not None and selected >= stop_after:
+                break
+            t0 = time.perf_counter()
+            res = select(cfg, current, g)
+            champion = current[res["survivors"][0]].copy()
+            # the first panel of this call runs in this thread, so that a process pool forks its workers
+            # from the main thread (forking while another thread holds a lock can deadlock the child)
+            panel = (pool.submit(_timed_panel, cfg, champion, run.heldout, backend) if overlap and selected
+                     else _timed_panel(cfg, champion, run.heldout, backend))
+            t2 = time.perf_counter()
+            rate, sigma = cfg.tser.schedule(g, cfg.generations)
+            rng = np.random.default_rng(_seq(cfg.seed, 3, g))
+            off = tser(current, res["survivors"], res["scores"][res["survivors"]], cfg.population, rate, sigma, rng)
+            t3 = time.perf_counter()
+            if pending is not None:
+                finish(pending)
+            pending = {"g": g, "res": res, "champion": champion, "panel": panel, "off": off, "rate": rate,
+                       "sigma": sigma, "rng_state": json.dumps(rng.bit_generator.state, default=int),
+                       "busy": t3 - t0, "repro": t3 - t2}
+            current = off.genomes
+            selected += 1
+        if pending is not None:
+            finish(pending)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True)
+    done_here = state["done_here"]
+    rng_state = state["rng_state"]
+    if done_here == 0 and run.completed == 0:
+        _write(out, run, rng_state)
+    return RunReport(load_run(out), done_here, start, time.perf_counter() - t_start)
+
+
+def config_from_options(**options) -> EvolveConfig:
+    """An ``EvolveConfig`` from keyword options, with TSER constants given flat (``rate_start`` ...)."""
+    tser_keys = set(TserParams.__dataclass_fields__)
+    tser_opts = {k: options.pop(k) for k in list(options) if k in tser_keys}
+    return replace(EvolveConfig(**options), tser=TserParams(**tser_opts)) if tser_opts else EvolveConfig(**options)

@@ -1,0 +1,85 @@
+"""``pokerduel plot evolution``: a run's champion against the benchmark panel, generation by generation."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _smooth(y, w):
+    """Trailing moving mean over up to ``w`` generations (shorter at the start)."""
+    c = np.cumsum(np.insert(np.asarray(y, float), 0, 0.0))
+    idx = np.arange(1, len(y) + 1)
+    lo = np.maximum(idx - w, 0)
+    return (c[idx] - c[lo]) / (idx - lo)
+
+
+def plot_evolution(path, out, dpi: int = 120) -> dict:
+    """Draw the panel curves of the run file ``path`` into ``out`` (PNG); return a small summary.
+
+    Left: the champion's mBB/hand against each bot and the held-out players' mean, per generation with
+    95% bands (faint) and as a moving mean (bold); symmetric-log scale, since results against the
+    Maniac or the random bot are tens of thousands while others are tens. Right: the panel score
+    (equal-weight mean over opponents; its band assumes independent matches), moving means of the bots
+    and of the held-out generation-0 players; for the hybrid selector, the share of decisions in ML mode.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .evolve import load_run
+    from .selectors.studies import atomic_savefig
+
+    run = load_run(path)
+    n = run.completed
+    if n == 0:
+        raise ValueError(f"{path}: no completed generation to plot")
+    gen = np.arange(1, n + 1)
+    mean, ci = run.records["panel_mean"], run.records["panel_ci"]
+    names = run.panel_names
+    w = max(1, n // 20)
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 4.8))
+    is_bot = np.array([not nm.startswith("heldout") for nm in names])
+    series = [(nm, mean[:, c], ci[:, c]) for c, nm in enumerate(names) if is_bot[c]]
+    if (~is_bot).any():
+        m = (~is_bot).sum()
+        series.append(("held-out players (mean)", mean[:, ~is_bot].mean(axis=1),
+                       np.sqrt((ci[:, ~is_bot] ** 2).sum(axis=1)) / m))
+    for name, y, half in series:
+        line, = ax.plot(gen, _smooth(y, w), lw=1.6, label=name)
+        ax.plot(gen, y, lw=0.5, alpha=0.35, color=line.get_color())
+        ax.fill_between(gen, y - half, y + half, color=line.get_color(), alpha=0.07)
+    ax.set_yscale("symlog", linthresh=100)
+    ax.axhline(0, color="k", lw=0.6)
+    ax.set_xlabel("generation")
+    ax.set_ylabel("champion's mBB/hand")
+    ax.set_title(f"champion vs each panel opponent (bold: {w}-generation moving mean;\n"
+                 "faint: per generation with 95% CI)", fontsize=10)
+    ax.legend(fontsize=7, ncol=2)
+    score = mean.mean(axis=1)
+    score_ci = np.sqrt((ci ** 2).sum(axis=1)) / ci.shape[1]
+    ax2.fill_between(gen, score - score_ci, score + score_ci, color="k", alpha=0.12, label="95% CI")
+    ax2.plot(gen, score, lw=0.7, color="k", alpha=0.6, label="panel score (all opponents)")
+    ax2.plot(gen, _smooth(score, w), lw=2.2, color="k", label=f"{w}-generation moving mean")
+    if is_bot.any():
+        ax2.plot(gen, _smooth(mean[:, is_bot].mean(axis=1), w), lw=1.2, label="bots (moving mean)")
+    if (~is_bot).any():
+        ax2.plot(gen, _smooth(mean[:, ~is_bot].mean(axis=1), w), lw=1.2, label="held-out players (moving mean)")
+    ax2.set_yscale("symlog", linthresh=100)
+    ax2.axhline(0, color="k", lw=0.6)
+    ax2.set_xlabel("generation")
+    ax2.set_ylabel("mean mBB/hand over the panel")
+    cfg = run.config
+    ax2.set_title(f"{cfg.selector}, K={cfg.population}, k={cfg.keep}, budget {cfg.budget}, seed {cfg.seed}")
+    if cfg.selector == "hybrid":
+        ax3 = ax2.twinx()
+        ax3.plot(gen, run.records["ml_fraction"], color="tab:gray", lw=0.8, ls=":", label="hybrid: ML share")
+        ax3.set_ylim(0, 1.05)
+        ax3.set_ylabel("share of decisions in ML-POCBAm mode", color="tab:gray")
+        ax3.legend(loc="lower right", fontsize=7)
+    ax2.legend(loc="upper left", fontsize=7)
+    fig.tight_layout()
+    atomic_savefig(fig, out)
+    plt.close(fig)
+    return {"generations": n, "first_score": float(score[0]), "last_score": float(score[-1]),
+            "best_score": float(score.max())}

@@ -1,0 +1,265 @@
+"""``pokerduel evolve``: TSER reproduction, selection by a top-k selector, the panel, checkpoints and resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import h5py
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from pokerduel.cli import main
+from pokerduel.evolve import (
+    ConfigMismatch,
+    EvolveConfig,
+    heldout_players,
+    initial_population,
+    load_run,
+    panel_seed,
+    run_evolution,
+    select,
+)
+from pokerduel.matches import play_duplicate
+from pokerduel.oracles import LiveOracle
+from pokerduel.players.genomes import ashe_player
+from pokerduel.reproduction import TserParams, crossover, linear, mutate, tser
+from pokerduel.selectors import make_selector
+
+TINY = dict(population=6, generations=4, keep=3, selector="hybrid", seed=3, panel_deals=6, panel_heldout=1,
+            panel_bots=("calling-machine", "random"))
+
+
+def tiny(**kw):
+    return EvolveConfig(**{**TINY, **kw})
+
+
+# ----------------------------------------------------------------------------------------- reproduction
+
+
+def test_crossover_takes_even_genes_of_one_parent_and_odd_of_the_other():
+    a = np.arange(11, dtype=np.float32)
+    b = -np.arange(11, dtype=np.float32) - 100
+    c = crossover(a, b)
+    for n in range(11):
+        assert c[n] == (a[n] if n % 2 == 0 else b[n])
+    with pytest.raises(ValueError, match="parents"):
+        crossover(a, b[:5])
+
+
+def test_schedule_is_linear_from_start_to_end():
+    p = TserParams()
+    assert p.schedule(0, 250) == (0.25, 0.5)
+    assert p.schedule(249, 250) == pytest.approx((0.05, 0.1))
+    mid = p.schedule(124, 249)  # generation 124 of 0..248 is the midpoint
+    assert mid == pytest.approx((0.15, 0.3))
+    rates = [linear(0.25, 0.05, g, 11) for g in range(11)]
+    assert np.allclose(np.diff(rates), -0.02)
+    with pytest.raises(ValueError, match="generation"):
+        linear(0, 1, 5, 5)
+    with pytest.raises(ValueError, match="rate_start"):
+        TserParams(rate_start=1.5)
+
+
+def test_mutation_rate_and_strength():
+    rng = np.random.default_rng(7)
+    g = np.zeros(200_000, np.float32)
+    m = mutate(g, 0.25, 0.5, rng)
+    changed = m != 0
+    n = g.size
+    # the fraction mutated is Binomial(n, 0.25)/n: 6 standard deviations of slack
+    assert abs(changed.mean() - 0.25) < 6 * np.sqrt(0.25 * 0.75 / n)
+    steps = m[changed].astype(np.float64)
+    assert abs(steps.std() - 0.5) < 0.01 and abs(steps.mean()) < 0.01
+    assert m.dtype == np.float32
+    assert np.array_equal(mutate(g, 0.0, 0.5, rng), g)
+
+
+def test_tser_tiers_elites_and_children():
+    rng = np.random.default_rng(1)
+    K, n = 10, 9
+    genomes = rng.normal(size=(K, n)).astype(np.float32)
+    survivors = np.array([4, 7, 1, 0])
+    fitness = np.array([10.0, 6.0, 1.0, -3.0])  # mean 3.5: elites 4 and 7, second tier 1 and 0
+    off = tser(genomes, survivors, fitness, K, 1.0, 0.3, np.random.default_rng(2))
+    assert off.elites.tolist() == [4, 7] and off.second_tier.tolist() == [1, 0]
+    assert np.array_equal(off.genomes[:2], genomes[[4, 7]])             # elites spared mutation
+    assert np.all(off.genomes[2:4] != genomes[[1, 0]])                   # rate 1: every gene mutated
+    assert off.origin.tolist() == [0, 0, 1, 1] + [2] * 6
+    assert set(off.parents.ravel().tolist()) <= {4, 7}
+    assert np.all(off.parents[:, 0] != off.parents[:, 1])
+    # without mutation a child is exactly the crossover of its recorded parents
+    off0 = tser(genomes, survivors, fitness, K, 0.0, 0.3, np.random.default_rng(2))
+    for c, (p, q) in enumerate(off0.parents):
+        assert np.array_equal(off0.genomes[4 + c], crossover(genomes[p], genomes[q]))
+    # a single survivor above the mean: the second best joins the elites
+    one = tser(genomes, survivors, np.array([100.0, 1.0, 0.0, -1.0]), K, 0.5, 0.3, np.random.default_rng(0))
+    assert one.elites.tolist() == [4, 7]
+    with pytest.raises(ValueError, match="survivors"):
+        tser(genomes, [1, 1], [0.0, 1.0], K, 0.1, 0.1, rng)
+
+
+# ----------------------------------------------------------------------------------------- config
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(keep=6), "keep"), (dict(selector="nope"), "unknown selector"), (dict(budget=10), "warm-up"),
+    (dict(n0=1), "n0"), (dict(panel_bots=("gto",)), "panel bot"), (dict(selector_options={"bogus": 1}), "no option"),
+    (dict(population=2), "population"), (dict(repeat=0), "repeat"),
+])
+def test_bad_config_is_a_value_error(kw, match):
+    with pytest.raises(ValueError, match=match):
+        tiny(**kw)
+
+
+def test_default_budget_and_n0():
+    cfg = tiny()
+    assert cfg.n0 == 2 and cfg.budget == 3 * 15
+    u = tiny(selector="uniform")
+    assert u.n0 == 1 and u.budget == 2 * 15
+
+
+# ----------------------------------------------------------------------------------------- selection
+
+
+@pytest.mark.parametrize("name", ["uniform", "pocbam", "hybrid", "select-top"])
+def test_survivors_are_the_selectors_top_k_with_the_budget_used_exactly(name):
+    cfg = tiny(selector=name, budget=60)
+    pop = initial_population(cfg)
+    res = select(cfg, pop, 2)
+    assert res["samples_used"] == 60 and len(res["trace_x"]) == 60
+    # the same selector on an independently built oracle with the documented seeds
+    players = [ashe_player(g, cfg.settings) for g in pop]
+    oracle = LiveOracle(players, np.random.SeedSequence(cfg.seed, spawn_key=(1, 2)))
+    sel = make_selector(name, oracle, cfg.keep, 60, n0=cfg.n0,
+                        rng=np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(2, 2))))
+    assert sel.run().tolist() == res["survivors"].tolist()
+    assert np.array_equal(sel.trace.x.astype(np.float32), res["trace_x"])
+
+
+def test_repeat_samples_the_decided_pair_repeatedly():
+    cfg = tiny(selector="hybrid", budget=75, repeat=5)
+    res = select(cfg, initial_population(cfg), 0)
+    i, j = res["trace_i"][30:], res["trace_j"][30:]  # warm-up is 2 * 15 samples
+    for start in range(0, 45, 5):
+        assert len(set(zip(i[start:start + 5].tolist(), j[start:start + 5].tolist()))) == 1
+    assert res["decisions"] == 9
+    assert np.all(np.isnan(res["ii_trace"][:30])) and np.all(np.isfinite(res["ii_trace"][30:]))
+    assert set(res["mode_trace"][30:].tolist()) <= {1, 2}
+
+
+# ----------------------------------------------------------------------------------------- a run
+
+
+def _records_equal(a, b):
+    for k in a.records:
+        if k == "timing":
+            continue
+        assert np.array_equal(a.records[k], b.records[k], equal_nan=a.records[k].dtype.kind == "f"), k
+    assert np.array_equal(a.population, b.population)
+
+
+def test_run_resume_equals_uninterrupted_and_panel_is_independent(tmp_path):
+    cfg = tiny()
+    full = run_evolution(cfg, tmp_path / "full.h5").run
+    assert full.completed == 4
+    part = tmp_path / "part.h5"
+    one = run_evolution(cfg, part, stop_after=1).run
+    assert one.completed == 1
+    # the champion has the best selector score, so it is the first elite: copied unchanged into generation 1
+    assert np.array_equal(one.population[0], one.records["champion"][0])
+    surv = one.records["survivors"][0]
+    elites = surv[one.records["scores"][0][surv] > one.records["scores"][0][surv].mean()]
+    assert np.array_equal(one.population[:len(elites)], one.population0[elites])
+    assert (one.records["origin"][0] == 0).sum() == max(len(elites), 2)
+    with pytest.raises(ConfigMismatch, match="--resume"):
+        run_evolution(cfg, part)
+    with pytest.raises(ConfigMismatch, match="seed"):
+        run_evolution(tiny(seed=4), part, resume=True)
+    rep = run_evolution(cfg, part, resume=True)
+    assert rep.resumed_from == 1 and rep.generations_run == 3
+    _records_equal(full, rep.run)
+    # champions are the survivors' first, and the panel is their duplicate match on the fixed decks
+    pop0 = initial_population(cfg)
+    assert np.array_equal(full.records["champion"][0], pop0[full.records["survivors"][0, 0]])
+    champ = ashe_player(full.records["champion"][-1], cfg.settings)
+    expect = [play_duplicate(champ, b, cfg.panel_deals, panel_seed(cfg)).mbb_per_hand()[0] for b in cfg.panel_bots]
+    expect.append(play_duplicate(champ, ashe_player(heldout_players(cfg)[0], cfg.settings), cfg.panel_deals,
+                                 panel_seed(cfg)).mbb_per_hand()[0])
+    assert np.allclose(full.records["panel_mean"][-1], expect)
+    # overwrite replaces another config
+    other = run_evolution(tiny(seed=9, generations=1), part, overwrite=True).run
+    assert other.config.seed == 9 and other.completed == 1
+
+
+def test_a_parallel_backend_gives_the_same_run(tmp_path):
+    from pokerduel.parallel import get_backend
+
+    cfg = tiny(generations=3)
+    serial = run_evolution(cfg, tmp_path / "s.h5").run
+    with get_backend("multiprocess", workers=2) as backend:
+        par = run_evolution(cfg, tmp_path / "m.h5", backend).run
+    _records_equal(serial, par)
+
+
+def test_hybrid_records_ii_and_mode(tmp_path):
+    run = run_evolution(tiny(generations=1), tmp_path / "h.h5").run
+    mode = run.records["mode_trace"][0][run.config.n0 * 15:]
+    assert np.isclose(run.records["ml_fraction"][0], np.mean(mode == 1))
+    assert run.records["samples_used"][0] == run.config.budget
+
+
+def test_cli_usage_errors_exit_2(tmp_path):
+    r = CliRunner().invoke(main, ["evolve", "--population", "50", "--budget", "2000", "--selector", "hybrid",
+                                  "--out", str(tmp_path / "x.h5")])
+    assert r.exit_code == 2 and "2450" in r.output
+    r = CliRunner().invoke(main, ["evolve", "--population", "6", "--keep", "6", "--out", str(tmp_path / "x.h5")])
+    assert r.exit_code == 2 and "keep" in r.output
+
+
+def test_plot_evolution(tmp_path):
+    from pokerduel.plots_evolution import plot_evolution
+
+    run_evolution(tiny(generations=2), tmp_path / "r.h5")
+    info = plot_evolution(tmp_path / "r.h5", tmp_path / "r.png")
+    assert info["generations"] == 2
+    assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _completed(path):
+    try:
+        with h5py.File(path, "r") as f:
+            return int(f.attrs["completed"])
+    except (OSError, KeyError):
+        return 0
+
+
+def test_sigkill_then_resume_equals_uninterrupted(tmp_path):
+    args = ["--population", "6", "--keep", "3", "--generations", "40", "--seed", "5", "--panel-deals", "4",
+            "--panel-heldout", "1", "--backend", "serial"]
+    out = tmp_path / "killed.h5"
+    cmd = [sys.executable, "-c", "from pokerduel.cli import main; main()", "evolve", *args, "--out", str(out)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while _completed(out) < 2 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    done = _completed(out)
+    assert proc.returncode == -signal.SIGKILL, "the run finished before it could be killed"
+    assert 2 <= done < 40
+    r = CliRunner().invoke(main, ["evolve", *args, "--out", str(out), "--resume", "--json"])
+    assert r.exit_code == 0, r.output
+    info = json.loads(r.output)
+    assert info["resumed_from"] >= done and info["generations"] == 40
+    full = tmp_path / "full.h5"
+    r = CliRunner().invoke(main, ["evolve", *args, "--out", str(full), "--json"])
+    assert r.exit_code == 0, r.output
+    _records_equal(load_run(full), load_run(out))
