@@ -6,6 +6,7 @@ import click
 
 from .. import __version__
 from .acpc import acpc_client, dealer
+from .bandit_study import copeland as study_copeland, savage as study_savage
 from .bench import bench
 from .evolve import evolve
 from .ground_truth import ground_truth
@@ -27,6 +28,8 @@ main.add_command(population)
 main.add_command(study)
 main.add_command(ground_truth)
 main.add_command(plot)
+main.add_command(evolve)
 main.add_command(acpc_client)
 main.add_command(dealer)
-main.add_command(evolve)
+study.add_command(study_copeland)
+study.add_command(study_savage)

@@ -42,6 +42,12 @@ SELECTORS: dict[str, type[Selector]] = {
     "ar": AR,
 }
 
+# SAVAGE's Borda top-k variant (Urvoy et al. 2013) lives with the bandits, which import selectors.base:
+# registered after SELECTORS exists so that the two packages can import each other in either order.
+from ..bandits.savage_topk import SavageTopK  # noqa: E402
+
+SELECTORS["savage"] = SavageTopK
+
 
 def make_selector(name: str, oracle, k: int, budget: int, **options) -> Selector:
     """The selector registered as ``name`` (see ``SELECTORS``) with the given options."""
@@ -53,6 +59,6 @@ def make_selector(name: str, oracle, k: int, budget: int, **options) -> Selector
 
 __all__ = [
     "SELECTORS", "make_selector", "Selector", "Trace", "Uniform", "POCBAm", "MLPOCBAm", "HybridMLPOCBAm",
-    "SelectTop", "PBR", "AR", "Oracle", "GaussianOracle", "BernoulliOracle", "CallableOracle", "thurstone", "perturbed_thurstone",
+    "SelectTop", "PBR", "AR", "SavageTopK", "Oracle", "GaussianOracle", "BernoulliOracle", "CallableOracle", "thurstone", "perturbed_thurstone",
     "separated_top1",
 ]
