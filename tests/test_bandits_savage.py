@@ -216,3 +216,112 @@ def test_radius_and_hard_matrix():
     P = hard_condorcet_matrix(100)
     assert P[0, 1] == pytest.approx(0.51) and P[0, 99] == pytest.approx(1.0)
     assert np.allclose(P + P.T, 1.0) and copeland_scores(P)[0] == 1.0
+
+
+# --- naive UCB (UCB1 over the pairs, SAVAGE's stopping rule) ---------------------------------------------------
+
+def _total_order(K, x):
+    """Arm 0 beats every later arm with probability ``x`` (a Condorcet, Copeland and Borda winner)."""
+    P = np.full((K, K), 0.5)
+    iu = np.triu_indices(K, 1)
+    P[iu] = x
+    P.T[iu] = 1 - x
+    return P
+
+
+@pytest.mark.parametrize("winner", ["copeland", "borda", "condorcet"])
+def test_naive_ucb_never_rules_out_the_winner_noiseless(winner):
+    """On 0/1 feedback the box never rules the true winner out, the decision at the stop is the winner,
+    and no pair is ever dropped (naive UCB keeps every pair live). Copeland and Condorcet stop; Borda,
+    whose UCB keeps the runner-ups' upper bounds at the leader's level, may run to its (smaller) cap."""
+    rng = np.random.default_rng(5)
+    cap = 4000 if winner == "borda" else 50000
+    stops = 0
+    for rep in range(5):
+        K = 6
+        P = _noiseless(K, rng) if winner != "condorcet" else shuffled(_total_order(K, 1.0), rng)
+        s = borda_scores(P) if winner == "borda" else copeland_scores(P)
+        if np.sum(s == s.max()) > 1:
+            continue
+        truth = int(np.argmax(s))
+        b = Savage(PreferenceOracle(P, np.random.default_rng(rep)), cap, winner=winner, test="ucb", delta=0.05,
+                   anytime=True, exploit=False, rng=np.random.default_rng(rep))
+        while not b.stopped_at and b.t < cap:
+            b.step()
+            assert b.alive[truth] and b.live.all()
+            if winner == "copeland":
+                assert b.cplus[truth] >= b.cmin.max()
+            if winner == "borda":
+                assert b.ub[truth] >= b.lb.max()
+        if b.stopped_at:
+            stops += 1
+            assert b.winner() == truth
+        else:
+            assert winner == "borda" and b.t == b.n.sum() == cap
+    assert stops >= (1 if winner == "borda" else 5)
+
+
+def test_naive_ucb_compiled_run_matches_steps():
+    """The compiled whole run and the Python step loop sample the same pairs and stop at the same duel."""
+    P = random_copeland_matrix(6, np.random.default_rng(5))
+    runs = []
+    for compiled in (True, False):
+        b = Savage(PreferenceOracle(P, np.random.default_rng(1)), 10**6, winner="copeland", test="ucb", delta=0.05,
+                   anytime=True, exploit=False, rng=np.random.default_rng(2))
+        if compiled:
+            b.run()
+        else:
+            while not b.stopped_at:
+                b.step()
+        runs.append((b.stopped_at, b.n.copy(), b.winner()))
+    assert runs[0][0] == runs[1][0] > 0 and np.array_equal(runs[0][1], runs[1][1]) and runs[0][2] == runs[1][2]
+
+
+def test_naive_ucb_samples_the_closest_pair_most():
+    """UCB1 on c(n) - |xhat - 1/2| spends most duels on the pair closest to 1/2 (round robin would not)."""
+    P = random_copeland_matrix(6, np.random.default_rng(5))
+    gap = np.abs(P - 0.5)[np.triu_indices(6, 1)]
+    b = Savage(PreferenceOracle(P, np.random.default_rng(1)), 10**6, winner="copeland", test="ucb", delta=0.05,
+               anytime=True, exploit=False, rng=np.random.default_rng(2))
+    b.run()
+    assert b.stopped_at > 0 and b.winner() == int(np.argmax(copeland_scores(P)))
+    assert np.argmax(b.n) == np.argmin(gap)
+    assert b.n.max() > 0.5 * b.n.sum()
+
+
+def test_naive_ucb_budget_cap_and_easy_stop():
+    """Without a stop the run uses exactly its cap; on an easy matrix it stops, names the winner, and the
+    duels used are the stop round."""
+    P = random_copeland_matrix(8, np.random.default_rng(101))   # Borda: the runner-ups' upper bounds stay high
+    cap = 30000
+    b = Savage(PreferenceOracle(P, np.random.default_rng(1)), cap, winner="borda", test="ucb", delta=0.05,
+               anytime=True, exploit=False, rng=np.random.default_rng(2))
+    b.run()
+    assert b.stopped_at == 0 and b.t == cap and b.n.sum() == cap
+    assert identify(P, "borda", "ucb", delta=0.05, max_duels=cap, seed=1)[0] == cap
+    E = _total_order(5, 0.9)
+    for winner in ("copeland", "condorcet", "borda"):
+        b = Savage(PreferenceOracle(E, np.random.default_rng(3)), 200000, winner=winner, test="ucb", delta=0.05,
+                   anytime=True, exploit=False, rng=np.random.default_rng(4))
+        b.run()
+        assert 0 < b.stopped_at < 200000 and b.n.sum() == b.stopped_at == b.t and b.winner() == 0
+        used, dec = identify(E, winner, "ucb", delta=0.05, max_duels=200000, seed=3)
+        assert used < 200000 and dec == 0
+    with pytest.raises(ValueError, match="'ucb'"):
+        identify(E, "copeland", "lucb", delta=0.05, max_duels=10, seed=1)
+
+
+def test_study_methods_share_the_feedback_streams():
+    """A study task does not consume the run's SeedSequence: the same task twice gives the same run (the
+    serial backend passes one shared object to every method of a run)."""
+    from pokerduel.bandits.studies import _savage_task
+
+    P = shuffled(hard_condorcet_matrix(6), np.random.default_rng(0))
+    feed = np.random.SeedSequence(11).spawn(1)[0]
+    task = {"P": P, "kind": "savage", "winner": "copeland", "test": "none", "delta": 0.05, "max_duels": 10**6,
+            "feed": feed}
+    first = _savage_task(task)["used"]
+    assert _savage_task(task)["used"] == first == identify(P, "copeland", "none", delta=0.05, max_duels=10**6,
+                                                              seed=np.random.SeedSequence(11).spawn(1)[0])[0]
+    wtask = {**task, "kind": "wrapped", "winner": "borda", "test": "elimination"}
+    assert _savage_task(wtask)["used"] == _savage_task(wtask)["used"]

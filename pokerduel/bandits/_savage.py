@@ -1,5 +1,6 @@
 """Compiled kernels of SAVAGE (Urvoy et al. 2013) for dueling problems and of the identification
-baselines (uniform exploration, arm-level elimination, wrapped UCB / elimination for Borda).
+baselines (uniform exploration, arm-level elimination, naive UCB over the pairs, wrapped UCB /
+elimination for Borda).
 
 The exploration variables are the pairs ``p = (pi[p], pj[p])``, ``pi < pj``, with mean ``x_p = P[pi, pj]``.
 Each keeps a count ``n``, wins ``s`` (of ``pi``) and a confidence interval ``[lo, hi]`` that only
@@ -15,8 +16,9 @@ from .._jit import kernel
 from ._kernels import duel, rand_below
 
 COPELAND, BORDA, CONDORCET = 0, 1, 2
-#: independence tests: none (uniform exploration), SAVAGE's, arm-level elimination only ("naive")
-TEST_NONE, TEST_SAVAGE, TEST_ARM = 0, 1, 2
+#: independence tests: none (uniform exploration), SAVAGE's, arm-level elimination only ("naive
+#: elimination"), and naive UCB (no pair is ever dropped; UCB1 sampling over the pairs, see ``sv_pick_ucb``)
+TEST_NONE, TEST_SAVAGE, TEST_ARM, TEST_UCB = 0, 1, 2, 3
 
 _I_STOP, _I_LIVE = 0, 1      # ist[0]: round at which exploration stopped (0: not yet); ist[1]: live pairs
 
@@ -68,7 +70,8 @@ def sv_refresh(mode, test, K, pi, pj, lo, hi, live, cmin, cplus, lb, ub, alive):
     Copeland: pair independent if its sign is settled (a) or neither arm can be a Copeland winner (b,
     strict ``>``, as in the D-TS author's code: ties keep exploring). Borda: independent if neither arm
     can be the Borda winner. Condorcet: arms with some ``hi_ij < 1/2`` are eliminated; pairs live while
-    both arms are candidates. ``test``: none (uniform), SAVAGE's, or arm-level only (no test (a)).
+    both arms are candidates. ``test``: none (uniform), SAVAGE's, arm-level only (no test (a)), or
+    naive UCB (every pair stays live, as with none; the stop is SAVAGE's, including the Condorcet one).
     Stop: no live pair, or the box decides (Copeland: some ``cmin_i > max_k cplus_k``; Borda: some
     ``lb_i > max_k ub_k``; Condorcet: one candidate left, or, without tests, one arm surely beats all).
     """
@@ -124,6 +127,8 @@ def sv_refresh(mode, test, K, pi, pj, lo, hi, live, cmin, cplus, lb, ub, alive):
                 keep = alive[i] | alive[j]
                 if test == TEST_SAVAGE and mode == COPELAND:
                     keep = keep & (lo[p] <= 0.5) & (hi[p] >= 0.5)
+        if test == TEST_UCB:
+            keep = True
         live[p] = keep
         nlive += int(keep)
     if nlive == 0:
@@ -137,6 +142,41 @@ def sv_pick(live, n):
     best = -1
     for p in range(live.size):
         if live[p] and (best < 0 or n[p] < n[best]):
+            best = p
+    return best
+
+
+@kernel
+def sv_pick_ucb(mode, pi, pj, n, s, ub, log_eta_delta, anytime):
+    """Naive UCB (UCB1 over the N pairs, no variable ever dropped): first every pair once (lowest index
+    first), then the pair with the largest upper confidence bound on its uncertainty about the predicate.
+
+    Copeland / Condorcet (the predicate reads the sign of ``x_p - 1/2``): index ``c(n_p) - |xhat_p - 1/2|``,
+    the UCB of ``-|x_p - 1/2|``, largest for the pair whose sign is least settled. Borda (the predicate
+    reads sums of pairs, not signs; every pair's width counts the same, so the max-uncertainty pair would
+    be round robin): UCB1 on the Borda scores over the pair box, i.e. the arm with the largest upper
+    bound ``ub`` duels its least-sampled opponent. Ties go to the lower index.
+    """
+    N = pi.size
+    for p in range(N):
+        if n[p] == 0:
+            return p
+    best = -1
+    if mode == BORDA:
+        K = ub.size
+        arm = 0
+        for k in range(1, K):
+            if ub[k] > ub[arm]:
+                arm = k
+        for p in range(N):
+            if (pi[p] == arm or pj[p] == arm) and (best < 0 or n[p] < n[best]):
+                best = p
+        return best
+    bv = -1e300
+    for p in range(N):
+        v = radius(log_eta_delta, anytime, n[p]) - abs(s[p] / n[p] - 0.5)
+        if v > bv:
+            bv = v
             best = p
     return best
 
@@ -193,7 +233,10 @@ def sv_run(P, key, pidx, pos, mode, test, pi, pj, n, s, lo, hi, live, cmin, cplu
     K = alive.size
     for t in range(t0 + 1, t1 + 1):
         if ist[_I_STOP] == 0:
-            p = sv_pick(live, n)
+            if test == TEST_UCB:
+                p = sv_pick_ucb(mode, pi, pj, n, s, ub, log_eta_delta, anytime)
+            else:
+                p = sv_pick(live, n)
             i = pi[p]
             j = pj[p]
             w = duel(P, key, pidx, pos, i, j)

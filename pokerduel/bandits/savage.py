@@ -23,7 +23,7 @@ from .algorithms import DuelingBandit, _check_float
 from .problems import PreferenceOracle
 
 WINNERS = {"copeland": sk.COPELAND, "borda": sk.BORDA, "condorcet": sk.CONDORCET}
-TESTS = {"savage": sk.TEST_SAVAGE, "none": sk.TEST_NONE, "arm": sk.TEST_ARM}
+TESTS = {"savage": sk.TEST_SAVAGE, "none": sk.TEST_NONE, "arm": sk.TEST_ARM, "ucb": sk.TEST_UCB}
 
 
 def log_eta_over_delta(N: int, delta: float, horizon: int | None) -> tuple[float, bool]:
@@ -41,8 +41,10 @@ class Savage(DuelingBandit):
     winner : ``"copeland"`` (default), ``"borda"`` or ``"condorcet"``: the independence test and decision.
     delta : confidence; default ``1/horizon`` (the paper's explore-then-exploit setting).
     anytime : use the horizon-free radius (``eta = pi^2 N n^2 / 3``) instead of ``eta = 2 N T``.
-    test : ``"savage"`` (the paper's), ``"none"`` (uniform exploration: no variable is ever dropped) or
-        ``"arm"`` (arm-level elimination only: the Copeland sign test (a) is not applied).
+    test : ``"savage"`` (the paper's), ``"none"`` (uniform exploration: no variable is ever dropped),
+        ``"arm"`` (naive elimination: arm-level only, the Copeland sign test (a) is not applied) or
+        ``"ucb"`` (naive UCB: no variable is ever dropped, UCB1 sampling over the pairs instead of the
+        round robin, SAVAGE's stopping rule; see ``_savage.sv_pick_ucb``).
     exploit : after exploration play ``(d, d)`` (default); with ``False`` the run ends at the stop.
     """
 
@@ -98,7 +100,11 @@ class Savage(DuelingBandit):
         if self.ist[0]:
             d = int(self._dec[0])
             return d, d
-        self._p = int(sk.sv_pick(self.live, self.n))
+        if self.test == sk.TEST_UCB:
+            self._p = int(sk.sv_pick_ucb(self.mode, self.pi, self.pj, self.n, self.s, self.ub, self.log_ed,
+                                         self.anytime))
+        else:
+            self._p = int(sk.sv_pick(self.live, self.n))
         return int(self.pi[self._p]), int(self.pj[self._p])
 
     def _record(self, i, j, w):
@@ -175,8 +181,9 @@ def wrapped_identify(P, kind: str, *, delta: float, max_duels: int, seed, anytim
 
 
 def identify(P, winner: str, test: str, *, delta: float, max_duels: int, seed, anytime: bool = True) -> tuple[int, int]:
-    """SAVAGE (or a baseline ``test``) as a pure identification run on ``P``: ``(duels used, decision)``;
-    ``duels used == max_duels`` means it did not stop."""
+    """SAVAGE (or a baseline ``test``: ``"none"`` uniform, ``"arm"`` naive elimination, ``"ucb"`` naive UCB)
+    as a pure identification run on ``P``: ``(duels used, decision)``; ``duels used == max_duels`` means it
+    did not stop."""
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     fb, own = ss.spawn(2)
     oracle = PreferenceOracle(P, np.random.default_rng(fb))

@@ -1,5 +1,5 @@
 """Studies of the dueling bandits: the Sup-KLUCB paper's Copeland regret experiment (Fig. (a) and (b)) and
-SAVAGE's sample complexity against uniform exploration and the elimination / wrapped baselines.
+SAVAGE's sample complexity against uniform exploration and the naive (UCB, elimination) / wrapped baselines.
 
 Every random number comes from one ``SeedSequence``: game ``g`` (its K and matrix) from spawn key ``g``,
 run ``r`` of game ``g`` from the game's spawn key ``r``. A run's seed is split into the feedback streams and
@@ -290,16 +290,24 @@ class SavageConfig:
                 raise ValueError(f"unknown problem {p!r}; allowed: {', '.join(METHODS)}")
 
 
-#: per problem: (method label, kind, winner, test)
+#: per problem: (method label, kind, winner, test). "arm elimination" is the naive (arm-level) elimination;
+#: on Borda and Condorcet problems it coincides with SAVAGE (only the Copeland sign test (a) differs), so it
+#: is listed for Copeland only. The wrapped reduction exists only for Borda: an arm against a uniformly
+#: random opponent is a Bernoulli variable whose mean is the arm's normalised Borda score, whereas the
+#: Copeland score counts the opponents beaten (a sum of signs, not a mean over opponents), so no K-armed
+#: variable has it as its mean.
 METHODS = {
     "hard-condorcet": [("SAVAGE (Condorcet)", "savage", "condorcet", "savage"),
                        ("SAVAGE (Copeland)", "savage", "copeland", "savage"),
                        ("arm elimination (Copeland)", "savage", "copeland", "arm"),
+                       ("naive UCB (Copeland)", "savage", "copeland", "ucb"),
                        ("uniform", "savage", "copeland", "none")],
     "copeland": [("SAVAGE (Copeland)", "savage", "copeland", "savage"),
                  ("arm elimination (Copeland)", "savage", "copeland", "arm"),
+                 ("naive UCB (Copeland)", "savage", "copeland", "ucb"),
                  ("uniform", "savage", "copeland", "none")],
     "borda": [("SAVAGE (Borda)", "savage", "borda", "savage"),
+              ("naive UCB (Borda)", "savage", "borda", "ucb"),
               ("uniform", "savage", "borda", "none"),
               ("wrapped elimination", "wrapped", "borda", "elimination"),
               ("wrapped UCB", "wrapped", "borda", "ucb")],
@@ -323,13 +331,16 @@ def _savage_task(task: dict) -> dict:
 
     P = np.asarray(task["P"])
     truth = int(np.argmax(borda_scores(P) if task["winner"] == "borda" else copeland_scores(P)))
+    # a fresh copy of the run's SeedSequence: spawn() advances the object's child counter, so spawning from
+    # the shared object would give each method of a run different feedback streams under the serial backend
+    f = task["feed"]
+    feed = np.random.SeedSequence(f.entropy, spawn_key=f.spawn_key, pool_size=f.pool_size)
     t0 = time.perf_counter()
     if task["kind"] == "wrapped":
-        used, dec = wrapped_identify(P, task["test"], delta=task["delta"], max_duels=task["max_duels"],
-                                     seed=task["feed"])
+        used, dec = wrapped_identify(P, task["test"], delta=task["delta"], max_duels=task["max_duels"], seed=feed)
     else:
         used, dec = identify(P, task["winner"], task["test"], delta=task["delta"], max_duels=task["max_duels"],
-                             seed=task["feed"])
+                             seed=feed)
     return {"used": used, "correct": dec == truth, "seconds": time.perf_counter() - t0}
 
 
