@@ -154,7 +154,7 @@ def _play_random_hand(half, st, hist, rng_a, rng_b):
     store_state(st, rnd, actor, spent0, spent1, max_spent, min_raise_to, round_actions, folded, finished, n)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def duplicate_kernel(kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b, fmem_b,
                      deck_key, rng_key, hs_samples, first_deal, n_deals,
                      hand_payoffs, record, rec_cards, rec_hist, rec_nact, generic):
@@ -163,6 +163,7 @@ def duplicate_kernel(kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b,
     With ``record`` it also stores each deal's cards and each hand's actions. Returns the number of
     actions the dealer had to repair (zero for correct players). ``generic`` plays two random bots
     through the per-decision loop of every other pair instead of ``_play_random_hand`` (for the tests).
+    It releases the GIL: matches can be played by threads in parallel.
     """
     st = np.zeros(STATE_SIZE, dtype=np.int64)
     cards = np.zeros(DEAL_SLOTS, dtype=np.int64)  # nine cards and the dealer's scratch

@@ -142,11 +142,16 @@ class MultiprocessBackend(Backend):
 
 
 class DaskBackend(Backend):
-    """``dask.distributed``: the scheduler at ``scheduler``, or a local cluster of ``workers`` processes."""
+    """``dask.distributed``: the scheduler at ``scheduler``, or a local cluster of ``workers`` processes.
+
+    ``threads=True`` makes the local cluster one worker process with ``workers`` threads: right for tasks
+    that spend their time in numba kernels releasing the GIL (a ground-truth pair), and measured cheaper
+    than worker processes on this machine; tasks that run Python (the selectors) need processes.
+    """
 
     name = "dask"
 
-    def __init__(self, workers: int | None = None, scheduler: str | None = None):
+    def __init__(self, workers: int | None = None, scheduler: str | None = None, threads: bool = False):
         try:
             from dask.distributed import Client, LocalCluster
         except ImportError:
@@ -155,8 +160,8 @@ class DaskBackend(Backend):
         self._cluster = None
         if scheduler is None:
             n = default_workers() if workers is None else workers
-            self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                         dashboard_address=None)
+            self._cluster = LocalCluster(n_workers=1 if threads else n, threads_per_worker=n if threads else 1,
+                                         processes=not threads, dashboard_address=None)
             self._client = Client(self._cluster)
         else:
             try:
@@ -193,8 +198,10 @@ class DaskBackend(Backend):
             self._cluster = None
 
 
-def get_backend(name: str = DEFAULT_BACKEND, *, workers: int | None = None, scheduler: str | None = None) -> Backend:
-    """The backend called ``name``; ``ValueError`` for bad options, ``ImportError`` if Dask is missing."""
+def get_backend(name: str = DEFAULT_BACKEND, *, workers: int | None = None, scheduler: str | None = None,
+                threads: bool = False) -> Backend:
+    """The backend called ``name``; ``ValueError`` for bad options, ``ImportError`` if Dask is missing.
+    ``threads`` applies to a local Dask cluster (see ``DaskBackend``)."""
     if name not in BACKENDS:
         raise ValueError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
     if workers is not None and (not isinstance(workers, int) or workers < 1):
@@ -207,4 +214,4 @@ def get_backend(name: str = DEFAULT_BACKEND, *, workers: int | None = None, sche
         return SerialBackend()
     if name == "multiprocess":
         return MultiprocessBackend(workers)
-    return DaskBackend(workers, scheduler)
+    return DaskBackend(workers, scheduler, threads)

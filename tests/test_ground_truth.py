@@ -365,9 +365,10 @@ def test_dask_backend_without_dask_is_a_usage_error_with_the_install_hint(tmp_pa
     assert res.exit_code == 2 and 'pip install "pokerduel[dask]"' in res.output
 
 
-def test_dask_local_cluster_matches_serial(tmp_path, small_reference):
+@pytest.mark.parametrize("threads", [False, True])
+def test_dask_local_cluster_matches_serial(tmp_path, small_reference, threads):
     pytest.importorskip("dask.distributed")
-    with get_backend("dask", workers=2) as backend:
+    with get_backend("dask", workers=2, threads=threads) as backend:
         report = run_ground_truth(random_job(2, 4, 40, 5), tmp_path / "gt.h5", backend)
     assert_same_truth(report.truth, small_reference)
 
