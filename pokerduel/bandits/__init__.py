@@ -57,3 +57,13 @@ __all__ += [
     "plackett_luce", "CPPL", "MMPreselector", "SyntheticProblem", "AlgorithmSelectionProblem", "simulate", "compare",
     "confidence_widths", "load_saps_swgcp", "preprocess_instance_features",
 ]
+
+# --- Preferential Bayesian Optimization (issue 9) ---------------------------------------------------------
+from .pbo import ACQUISITIONS, METHODS, PBO, RandomDuels, Sparring, make_policy, run_trial  # noqa: E402
+from .pbo_functions import OBJECTIVES, DuelSimulator, get_objective, unit_grid  # noqa: E402
+from .pbo_gp import PreferenceGP, link_moments, soft_copeland  # noqa: E402
+
+__all__ += [
+    "PBO", "RandomDuels", "Sparring", "make_policy", "run_trial", "METHODS", "ACQUISITIONS", "PreferenceGP",
+    "soft_copeland", "link_moments", "OBJECTIVES", "get_objective", "unit_grid", "DuelSimulator",
+]
