@@ -6,7 +6,8 @@ import click
 
 from .. import __version__
 from .acpc import acpc_client, dealer
-from .bandit_study import copeland as study_copeland, savage as study_savage
+from .bandit_study import copeland as study_copeland
+from .bandit_study import savage as study_savage
 from .bench import bench
 from .evolve import evolve
 from .ground_truth import ground_truth
