@@ -34,7 +34,7 @@ import numpy as np
 
 from .selectors import SELECTORS, make_selector
 from .selectors.problems import n_pairs, pair_index_matrix
-from .selectors.studies import atomic_savefig, wilson
+from .selectors.studies import atomic_savefig, rate_cells, wilson
 
 FORMAT = "pokerduel-poker-study"
 FORMAT_VERSION = 1
@@ -695,15 +695,5 @@ def markdown_table(result: PokerStudyResult, budgets) -> str:
     lines = [head, "|---|---|" + "---|" * len(budgets)]
     for p in result.populations():
         for m in result.config.methods:
-            b, rate, lo, hi = result.rate(p, m)
-            cells = []
-            for x in budgets:
-                idx = np.flatnonzero(b <= x)
-                if idx.size == 0:
-                    cells.append("–")
-                    continue
-                i = idx[-1]
-                mark = "" if b[i] == x else f" (at {int(b[i])})"
-                cells.append(f"{rate[i]:.2f} [{lo[i]:.2f}, {hi[i]:.2f}]{mark}")
-            lines.append(f"| {p} | {m} | " + " | ".join(cells) + " |")
+            lines.append(f"| {p} | {m} | " + " | ".join(rate_cells(result.rate(p, m), budgets, 2)) + " |")
     return "\n".join(lines)

@@ -454,25 +454,31 @@ def sign_runs(budgets, diff, half, *, min_run: int = 1) -> list[tuple[str, int, 
     return [(s, lo, hi) for s, lo, hi, _ in merged]
 
 
+def rate_cells(curve, budgets, digits: int = 3) -> list[str]:
+    """Markdown cells "rate [low, high]" of a ``(budgets, rate, low, high)`` curve at the given budgets; a
+    budget it was not measured at shows the nearest one below it, marked, or a dash."""
+    b, rate, lo, hi = curve
+    cells = []
+    for x in budgets:
+        idx = np.flatnonzero(b <= x)
+        if idx.size == 0:
+            cells.append("–")
+            continue
+        i = idx[-1]
+        mark = "" if b[i] == x else f" (at {int(b[i])})"
+        cells.append(f"{rate[i]:.{digits}f} [{lo[i]:.{digits}f}, {hi[i]:.{digits}f}]{mark}")
+    return cells
+
+
 def markdown_table(result: StudyResult, budgets, *, problem: str | None = None) -> str:
-    """Success rates (95% Wilson interval) of every method at the given budgets, as a markdown table;
-    a budget a method was not measured at shows the nearest one below it, marked, or a dash."""
+    """Success rates (95% Wilson interval) of every method at the given budgets, as a markdown table
+    (see ``rate_cells``)."""
     cfg = result.config
     problem = problem or cfg.problems[0]
     head = "| method | " + " | ".join(str(b) for b in budgets) + " |"
     lines = [head, "|---" * (len(budgets) + 1) + "|"]
     for m in cfg.methods:
-        b, rate, lo, hi = result.rate(problem, m)
-        cells = []
-        for x in budgets:
-            idx = np.flatnonzero(b <= x)
-            if idx.size == 0:
-                cells.append("–")
-                continue
-            i = idx[-1]
-            mark = "" if b[i] == x else f" (at {int(b[i])})"
-            cells.append(f"{rate[i]:.3f} [{lo[i]:.3f}, {hi[i]:.3f}]{mark}")
-        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+        lines.append(f"| {m} | " + " | ".join(rate_cells(result.rate(problem, m), budgets)) + " |")
     return "\n".join(lines)
 
 
