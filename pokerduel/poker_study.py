@@ -249,7 +249,7 @@ def run_unit(cfg: PokerStudyConfig, truth, p: int, r0: int, r1: int, *, compiled
     return out
 
 
-_COMPILED = ("uniform", "pocbam", "ml-pocbam", "hybrid", "select-top")
+_COMPILED = ("uniform", "pocbam", "ml-pocbam", "hybrid", "select-top")  # studies._FAST and SELECT/TOP
 
 
 def _compiled_replication(cfg: PokerStudyConfig, oracle, methods, best: np.ndarray, s_ss, rows: dict) -> None:
@@ -258,7 +258,7 @@ def _compiled_replication(cfg: PokerStudyConfig, oracle, methods, best: np.ndarr
     from .selectors import _replicate, _top
     from .selectors.problems import pair_arrays
     from .selectors.select_top import SelectTop
-    from .selectors.studies import _FAST
+    from .selectors.studies import _FAST, compiled_params
 
     K, k = oracle.K, cfg.k
     pi, pj = pair_arrays(K)
@@ -269,21 +269,20 @@ def _compiled_replication(cfg: PokerStudyConfig, oracle, methods, best: np.ndarr
     no_tops = np.empty((0, k), dtype=np.int64)
     for m in methods:
         budgets = cfg.method_budgets(m, K)
-        sel = make_selector(m, oracle, k, int(budgets[-1]), rng=np.random.default_rng(s_ss), **cfg.method_options(m))
+        q = compiled_params(make_selector(m, oracle, k, int(budgets[-1]), rng=np.random.default_rng(s_ss),
+                                          **cfg.method_options(m)))
         success = np.zeros(budgets.size, dtype=np.uint8)
         if m == "select-top":
-            order, tie_key = SelectTop.draws(np.random.default_rng(s_ss), K, sel.shuffle)
-            _top.run_curve_table(K, k, budgets, sel.left, sel.right, sel.parent, order, pidx, table,
-                                 sel.decide == "majority", sel.ties == "first", tie_key, mask, success,
-                                 np.empty(k, dtype=np.int64))
+            order, tie_key = SelectTop.draws(np.random.default_rng(s_ss), K, q["shuffle"])
+            _top.run_curve_table(K, k, budgets, *q["tree"], order, pidx, table, q["majority"], q["tie_first"],
+                                 tie_key, mask, success, np.empty(k, dtype=np.int64))
         else:
             ii = np.full(budgets.size, np.nan)
             share = np.full(budgets.size, np.nan)
             _replicate.bayes_run_table(
-                _FAST[m], K, k, sel.n0, pi, pj, pidx, table, budgets, mask, getattr(sel, "var_floor", 1e-12),
-                getattr(sel, "fit_tol", 1e-8), getattr(sel, "max_iter", 1), getattr(sel, "warm_start", True),
-                getattr(sel, "threshold", 1.0), getattr(sel, "ii_scale", "sample") == "sample",
-                getattr(sel, "ii_variance", "ml") == "unbiased", m == "hybrid", success, ii, share, no_tops)
+                _FAST[m], K, k, q["n0"], pi, pj, pidx, table, budgets, mask, q["var_floor"], q["fit_tol"],
+                q["max_iter"], q["warm_start"], q["threshold"], q["per_sample"], q["unbiased"], m == "hybrid",
+                success, ii, share, no_tops)
             if m == "hybrid":
                 rows[(m, "ii")][:] = ii
                 rows[(m, "ml_fraction")][:] = share

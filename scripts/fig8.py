@@ -39,11 +39,6 @@ def run(cfg: PokerStudyConfig, path: str, workers: int, replot: bool, label: str
     return res
 
 
-def _mean(res: PokerStudyResult, m: str) -> str:
-    b, rate = res.mean_rate(m)
-    return " | ".join(f"{x:.3f}" for x in rate)
-
-
 def report(replay: PokerStudyResult, live: PokerStudyResult | None, out_dir: str) -> str:
     lines = ["# Fig 8: top 4 of 10 poker players (core paper §7)", ""]
     for res, name in ((replay, "replay"), (live, "live")):

@@ -155,7 +155,7 @@ def poker(truth_path, k, methods, budget, points, budget_list, reps, oracle, res
     duplicate deal. Finished blocks of replications are checkpointed: rerunning the same command after an
     interruption finishes the job. The result does not depend on the backend or the number of workers.
     """
-    from ..ground_truth import CorruptFile, load_ground_truth
+    from ..ground_truth import load_ground_truth
     from ..parallel import get_backend
     from ..poker_study import PokerStudyConfig, default_budgets, markdown_table, run_poker_study
 
@@ -182,11 +182,7 @@ def poker(truth_path, k, methods, budget, points, budget_list, reps, oracle, res
             raise ValueError(f"the replay oracle has {truth.config['deals']} recorded deals per pair; budgets above "
                              f"that could exhaust a pair: use --budget <= {truth.config['deals']}")
         be = get_backend(backend, workers=workers, scheduler=scheduler)
-    except CorruptFile as err:
-        raise click.UsageError(str(err)) from None
-    except ValueError as err:
-        raise click.UsageError(str(err)) from None
-    except ImportError as err:
+    except (ValueError, ImportError) as err:  # CorruptFile is a ValueError; ImportError: Dask is missing
         raise click.UsageError(str(err)) from None
     plot = plot or os.path.splitext(out)[0] + ".png"
     wall = os.path.splitext(plot)[0] + "-wallclock.png"

@@ -216,18 +216,23 @@ def replication_seeds(seed: int, r: int) -> tuple[np.random.SeedSequence, ...]:
     return tuple(np.random.SeedSequence(seed, spawn_key=(r,)).spawn(3))
 
 
-def _fast_params(cfg: StudyConfig, method: str, oracle) -> dict:
-    """The options a compiled path needs, read from a selector built once (they do not depend on the
-    replication; SELECT/TOP's placement and coin key do and are drawn per replication)."""
-    s = make_selector(method, oracle, cfg.k, int(cfg.method_budgets(method)[-1]), rng=np.random.default_rng(0),
-                      **cfg.options.get(method, {}))
-    if method == "select-top":
+def compiled_params(s) -> dict:
+    """What a compiled replication needs of selector ``s``: SELECT/TOP's bracket and rules, or the
+    Bayesian methods' warm-up, fit and hybrid options (defaults where a method has none)."""
+    if s.name == "select-top":
         return dict(tree=(s.left, s.right, s.parent), shuffle=s.shuffle, majority=s.decide == "majority",
                     tie_first=s.ties == "first")
     return dict(n0=s.n0, var_floor=getattr(s, "var_floor", 1e-12), fit_tol=getattr(s, "fit_tol", 1e-8),
                 max_iter=getattr(s, "max_iter", 1), warm_start=getattr(s, "warm_start", True),
                 threshold=getattr(s, "threshold", 1.0), per_sample=getattr(s, "ii_scale", "sample") == "sample",
                 unbiased=getattr(s, "ii_variance", "ml") == "unbiased")
+
+
+def _fast_params(cfg: StudyConfig, method: str, oracle) -> dict:
+    """``compiled_params`` of a selector built once (they do not depend on the replication; SELECT/TOP's
+    placement and coin key do and are drawn per replication)."""
+    return compiled_params(make_selector(method, oracle, cfg.k, int(cfg.method_budgets(method)[-1]),
+                                         rng=np.random.default_rng(0), **cfg.options.get(method, {})))
 
 
 def _run_block(cfg: StudyConfig, r0: int, r1: int) -> dict:
