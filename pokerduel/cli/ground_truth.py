@@ -87,8 +87,7 @@ def ground_truth(n_populations, size, population_files, hands, seed, out, backen
         raise click.BadParameter(str(err), param_hint="--population" if population_files else "--size") from None
 
     try:
-        # a local Dask cluster runs the pairs in threads: the match kernel releases the GIL
-        runner = get_backend(backend, workers=workers, scheduler=scheduler, threads=True)
+        runner = get_backend(backend, workers=workers, scheduler=scheduler)
     except ImportError as err:
         raise click.UsageError(str(err) if "pokerduel[dask]" in str(err) else f"{DASK_HINT} ({err})") from None
     except ConnectionError as err:
