@@ -61,9 +61,21 @@ from .storage import atomic_h5, open_checked, stamp
 FORMAT, FORMAT_VERSION = "pokerduel.evolution", 1
 PANEL_BOTS = ("scared-limper", "calling-machine", "hothead-maniac", "candid-statistician", "random")
 TIMING_NAMES = ("generation", "selector", "engine", "panel", "reproduction")
-#: samples per pair of the warm-up when none is given: the least each selector accepts (POCBAm, ML-POCBAm,
-#: hybrid and PBR need two samples per pair for a sample variance; uniform needs one; SELECT/TOP and AR none)
-DEFAULT_N0 = {name: int(cls.min_n0) for name, cls in SELECTORS.items()}
+#: samples per pair of the warm-up when none is given: the least each selector accepts (uniform one, PBR two,
+#: SELECT/TOP and AR none), except that POCBAm, ML-POCBAm and the hybrid take two (a sample variance for
+#: every pair) when the budget leaves at least one sample per pair after them (``default_n0``)
+DEFAULT_N0 = {name: max(int(cls.min_n0), 2 if name in ("pocbam", "ml-pocbam", "hybrid") else 0)
+              for name, cls in SELECTORS.items()}
+
+
+def default_n0(selector: str, K: int, budget: int | None) -> int:
+    """``DEFAULT_N0[selector]``, lowered to the selector's least when ``budget`` is below the warm-up plus
+    one sample per pair (``(n0 + 1) K(K-1)/2``): ``--population 50 --budget 2000`` runs POCBAm, ML-POCBAm
+    and the hybrid from one warm-up sample per pair."""
+    n0 = DEFAULT_N0[selector]
+    if isinstance(budget, (int, np.integer)) and not isinstance(budget, bool) and budget < (n0 + 1) * n_pairs(K):
+        n0 = int(SELECTORS[selector].min_n0)
+    return n0
 
 
 class ConfigMismatch(ValueError):
@@ -97,7 +109,7 @@ class EvolveConfig:
     """Everything that determines a run (its identity in the run file). See ``docs/evolve.md``.
 
     ``budget=None`` means the warm-up plus one sample per pair on average
-    (``(n0 + 1) * K (K - 1) / 2``). ``n0=None`` means ``DEFAULT_N0[selector]``. ``repeat`` is the number
+    (``(n0 + 1) * K (K - 1) / 2``). ``n0=None`` means ``default_n0(selector, population, budget)``. ``repeat`` is the number
     of consecutive samples of the pair a selector decision picks (1: the paper's methods; more divides
     the model fits by ``repeat``, see ``docs/evolve.md`` on overhead). ``prt_capacity`` defaults to 1024
     nodes (a generation's matches are a few deals per pair; the panel's 250-deal matches fit too).
@@ -132,7 +144,7 @@ class EvolveConfig:
         if self.selector not in SELECTORS:
             raise ValueError(f"unknown selector {self.selector!r}; known: {', '.join(SELECTORS)}")
         cls = SELECTORS[self.selector]
-        n0 = DEFAULT_N0[self.selector] if self.n0 is None else self.n0
+        n0 = default_n0(self.selector, K, self.budget) if self.n0 is None else self.n0
         _check_int(n0, f"n0 (warm-up samples per pair) for {self.selector}", max(cls.min_n0, 0))
         object.__setattr__(self, "n0", int(n0))
         _check_int(self.repeat, "repeat (samples per selector decision)", 1)

@@ -109,7 +109,7 @@ def test_tser_tiers_elites_and_children():
 
 @pytest.mark.parametrize("kw, match", [
     (dict(keep=6), "keep"), (dict(selector="nope"), "unknown selector"), (dict(budget=10), "warm-up"),
-    (dict(n0=1), "n0"), (dict(panel_bots=("gto",)), "panel bot"), (dict(selector_options={"bogus": 1}), "no option"),
+    (dict(n0=0), "n0"), (dict(panel_bots=("gto",)), "panel bot"), (dict(selector_options={"bogus": 1}), "no option"),
     (dict(population=2), "population"), (dict(repeat=0), "repeat"),
 ])
 def test_bad_config_is_a_value_error(kw, match):
@@ -122,6 +122,10 @@ def test_default_budget_and_n0():
     assert cfg.n0 == 2 and cfg.budget == 3 * 15
     u = tiny(selector="uniform")
     assert u.n0 == 1 and u.budget == 2 * 15
+    # a budget below the warm-up plus one sample per pair: one warm-up sample per pair
+    assert tiny(budget=3 * 15 - 1).n0 == 1 and tiny(budget=2 * 15).n0 == 1 and tiny(budget=3 * 15).n0 == 2
+    big = EvolveConfig(population=50, generations=250, keep=15, selector="hybrid", budget=2000, seed=1)
+    assert big.n0 == 1 and big.budget == 2000
 
 
 # ----------------------------------------------------------------------------------------- selection
@@ -215,11 +219,24 @@ def test_hybrid_records_ii_and_mode(tmp_path):
 
 
 def test_cli_usage_errors_exit_2(tmp_path):
-    r = CliRunner().invoke(main, ["evolve", "--population", "50", "--budget", "2000", "--selector", "hybrid",
+    r = CliRunner().invoke(main, ["evolve", "--population", "50", "--budget", "1000", "--selector", "hybrid",
                                   "--out", str(tmp_path / "x.h5")])
-    assert r.exit_code == 2 and "2450" in r.output
+    assert r.exit_code == 2 and "1225" in r.output
     r = CliRunner().invoke(main, ["evolve", "--population", "6", "--keep", "6", "--out", str(tmp_path / "x.h5")])
     assert r.exit_code == 2 and "keep" in r.output
+
+
+def test_the_issue_example_runs_from_one_warmup_sample_per_pair(tmp_path):
+    """``--population 50 --selector hybrid --budget 2000``: 1,225 warm-up samples, then 775 decisions."""
+    out = tmp_path / "run1.h5"
+    r = CliRunner().invoke(main, ["evolve", "--population", "50", "--generations", "1", "--keep", "15",
+                                  "--selector", "hybrid", "--budget", "2000", "--seed", "1", "--panel-deals", "2",
+                                  "--panel-heldout", "1", "--out", str(out), "--json"])
+    assert r.exit_code == 0, r.output
+    run = load_run(out)
+    assert run.config.n0 == 1 and run.config.budget == 2000
+    assert run.records["samples_used"][0] == 2000 and run.records["decisions"][0] == 775
+    assert np.all(run.records["mode_trace"][0][:1225] == 0) and np.all(run.records["mode_trace"][0][1225:] > 0)
 
 
 def test_plot_evolution(tmp_path):

@@ -251,7 +251,7 @@ def test_ml_fit_raises_likelihood_and_is_a_stationary_maximum(seed):
     # the eqs 6-7 starting point
     g0 = np.zeros(K)
     s0 = np.ones(pi.size)
-    kern.init_eq67(K, pidx, n, xbar, m2, 0.0, g0, s0)
+    kern.init_eq67(K, pidx, n, xbar, m2, 0.0, kern.data_scale2(n, xbar, m2), g0, s0)
     ll0, ll1 = _ll(K, st, g0, s0), _ll(K, st, g, s2)
     assert ll1 > ll0
     assert math.isclose(ll1, _ll_direct(K, samples, g, s2), rel_tol=1e-11)
@@ -291,6 +291,96 @@ def test_ml_posterior_is_eq9():
         assert math.isclose(mu[i], sum(g[i] - g[j] for j in range(K) if j != i), abs_tol=1e-12)
         assert math.isclose(var[i], sum(s2[pidx[i, j]] / s.n[pidx[i, j]] for j in range(K) if j != i),
                             rel_tol=1e-12)
+
+
+# --- one warm-up sample per pair (n0 = 1): the pooled variance -----------------------------------------
+
+def test_one_sample_pairs_get_the_pooled_variance():
+    """Below two samples a pair's variance is the mean unbiased variance of the pairs that have two
+    (before any has, the mean squared sample): POCBAm's eq 9 variances from the trace by hand."""
+    K = 5
+    o, s = _warm("pocbam", K, 2, extra=0, n0=1)
+    X = {}
+    for i, j, x in zip(*s.trace):
+        X.setdefault((i, j), []).append(x)
+    assert all(len(xs) == 1 for xs in X.values())
+    pool = np.mean([xs[0] ** 2 for xs in X.values()])
+    _, var = s.posterior()
+    np.testing.assert_allclose(var, (K - 1) * pool, rtol=1e-12)
+    for _ in range(6):
+        s.step()
+    X = {}
+    for i, j, x in zip(*s.trace):
+        X.setdefault((i, j), []).append(x)
+    two = [np.var(xs, ddof=1) for xs in X.values() if len(xs) >= 2]
+    assert two, "the decisions resampled no pair"
+    pool = np.mean(two)
+    V = np.zeros((K, K))
+    for (i, j), xs in X.items():
+        V[i, j] = V[j, i] = (np.var(xs, ddof=1) if len(xs) >= 2 else pool) / len(xs)
+    _, var = s.posterior()
+    np.testing.assert_allclose(var, V.sum(1), rtol=1e-12)
+
+
+def test_ml_fit_with_one_sample_per_pair_is_eq6_least_squares():
+    """With one sample per pair every pair has the same (pooled) variance, so eq 4 is least squares on a
+    complete balanced design, whose solution is eq 6: gamma_i = (S_i - S_0) / K."""
+    K = 7
+    gamma, samples = _thurstone_samples(K, 3, 1)
+    g, s2, it, st = _fit(K, samples)
+    pi, pj, pidx, n, xbar, m2 = st
+    S = np.zeros(K)
+    for (i, j), xs in samples.items():
+        S[i] += xs[0]
+        S[j] -= xs[0]
+    np.testing.assert_allclose(g, (S - S[0]) / K, atol=1e-10)
+    np.testing.assert_allclose(s2, np.mean(xbar ** 2), rtol=1e-12)
+    assert it > 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ml_fit_with_some_one_sample_pairs_is_a_stationary_maximum(seed):
+    """Pairs with one sample keep the pooled variance; the rest are profiled as in eq 5. The fit has zero
+    gradient in gamma and a general-purpose optimiser of that likelihood finds nothing higher."""
+    K = 6
+    rng = np.random.default_rng(seed)
+    gamma, samples = _thurstone_samples(K, seed, 1)
+    for key in list(samples)[::2]:                       # every other pair gets 1-4 more samples
+        samples[key] = np.r_[samples[key], gamma[key[0]] - gamma[key[1]] + rng.standard_normal(rng.integers(1, 5))]
+    g, s2, it, st = _fit(K, samples)
+    pi, pj, pidx, n, xbar, m2 = st
+    pool = np.mean([np.var(xs, ddof=1) for xs in samples.values() if len(xs) >= 2])
+    one = [pidx[key] for key, xs in samples.items() if len(xs) == 1]
+    np.testing.assert_allclose(s2[one], pool, rtol=1e-12)
+    for k in range(1, K):
+        grad = sum(np.sum(np.asarray(xs) - g[i] + g[j]) / s2[pidx[i, j]] * ((i == k) - (j == k))
+                   for (i, j), xs in samples.items())
+        assert abs(grad) < 1e-6
+
+    def negll(theta):
+        gg = np.r_[0.0, theta]
+        ll = 0.0
+        for (i, j), xs in samples.items():
+            r = np.asarray(xs) - gg[i] + gg[j]
+            v = pool if len(xs) == 1 else np.mean(r * r)        # eq 5's maximiser for the others
+            ll += np.sum(-0.5 * np.log(2 * np.pi * v) - 0.5 * r * r / v)
+        return -ll
+
+    res = optimize.minimize(negll, np.zeros(K - 1), method="BFGS")
+    assert -res.fun <= -negll(g[1:]) + 1e-7 * abs(res.fun)
+    assert math.isclose(-negll(g[1:]), _ll(K, st, g, s2), rel_tol=1e-11)
+
+
+@pytest.mark.parametrize("name", ["pocbam", "ml-pocbam", "hybrid"])
+def test_n0_one_uses_the_budget_and_finds_a_noisy_order(name):
+    """From one warm-up sample per pair the methods spend exactly the budget and, on a well separated
+    noisy problem, return the true top-k."""
+    K, k = 8, 3
+    gamma = np.linspace(4, 0, K)
+    o = GaussianOracle(gamma[:, None] - gamma[None, :], np.full((K, K), 0.25), np.random.default_rng(0))
+    s = make_selector(name, o, k, 28 + 60, n0=1, rng=np.random.default_rng(0))
+    assert list(s.run()) == [0, 1, 2]
+    assert s.used == 88 and s.warmup == 28 and len(s.trace.i) == 88
 
 
 # --- intransitivity index --------------------------------------------------------------------------
@@ -460,8 +550,8 @@ def test_bad_input_raises_clear_errors():
     with pytest.raises(ValueError, match=r"unknown selector 'select'; known: uniform, pocbam, ml-pocbam, hybrid, "
                                          r"select-top, pbr, ar"):
         make_selector("select", o, 2, 100, rng=rng)
-    with pytest.raises(ValueError, match="n0"):
-        make_selector("pocbam", o, 2, 100, n0=1, rng=rng)
+    with pytest.raises(ValueError, match=r"n0 \(warm-up samples per pair\) must be"):
+        make_selector("pocbam", o, 2, 100, n0=0, rng=rng)
     with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
         make_selector("uniform", o, 2, 100, rng=np.random.RandomState(0))
     with pytest.raises(ValueError, match="unknown ii_scale 'x'; allowed: 'sample', 'posterior'"):

@@ -37,12 +37,13 @@ CODES = {"uniform": rep.UNIFORM, "pocbam": rep.POCBAM, "ml-pocbam": rep.ML, "hyb
 
 @pytest.mark.parametrize("name", list(CODES))
 @pytest.mark.parametrize("spec", ["thurstone", "perturbed:0.4"])
-def test_compiled_replication_equals_the_python_selector(name, spec):
+@pytest.mark.parametrize("n0", [3, 1])
+def test_compiled_replication_equals_the_python_selector(name, spec, n0):
     """The answer (and the II of the fit) after b samples equals that of the selector run with budget b."""
     K, k = 7, 3
     pi, pj = pair_arrays(K)
     pidx = pair_index_matrix(K)
-    checkpoints = np.array([63, 64, 70, 100, 161], dtype=np.int64)
+    checkpoints = np.array([63, 64, 70, 100, 161] if n0 == 3 else [21, 22, 30, 42, 90], dtype=np.int64)
     for seed in range(3):
         def oracle():
             return make_problem(spec, K, np.random.default_rng([seed, 1]), np.random.default_rng([seed, 2]))
@@ -53,10 +54,10 @@ def test_compiled_replication_equals_the_python_selector(name, spec):
         success = np.zeros(checkpoints.size, dtype=np.uint8)
         ii = np.zeros(checkpoints.size)
         tops = np.zeros((checkpoints.size, k), dtype=np.int64)
-        rep.bayes_run(CODES[name], K, k, 3, pi, pj, pidx, o._mu, o._sd, o.noise_key, checkpoints, truth, 1e-12,
+        rep.bayes_run(CODES[name], K, k, n0, pi, pj, pidx, o._mu, o._sd, o.noise_key, checkpoints, truth, 1e-12,
                       1e-8, 200, True, 0.17, True, False, True, success, ii, tops)
         for c, b in enumerate(checkpoints):
-            s = make_selector(name, oracle(), k, int(b), rng=np.random.default_rng(0))
+            s = make_selector(name, oracle(), k, int(b), n0=n0, rng=np.random.default_rng(0))
             top = s.run()
             assert list(tops[c]) == list(top), (seed, int(b))
             assert success[c] == (set(top.tolist()) == set(np.flatnonzero(truth).tolist()))

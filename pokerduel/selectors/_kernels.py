@@ -3,6 +3,11 @@
 Data layout: unordered pairs ``p`` with ``pi[p] < pj[p]`` (row-major), ``pidx[i, j]`` the pair index of
 ``{i, j}``. Per pair: ``n`` (samples), ``xbar`` (sample mean from ``pi``'s point of view) and ``m2``
 (Welford's sum of squared deviations). A mean from ``j``'s point of view is ``-xbar``.
+
+A pair with fewer than two samples has no variance of its own. Its variance is then the **pooled
+variance** ``data_scale2`` (the mean unbiased variance of the pairs that have two samples, else the mean
+squared sample), held fixed in the Thurstone fit: an empirical-Bayes plug-in that lets the methods start
+from one warm-up sample per pair (``n0 = 1``). With ``n0 >= 2`` it never applies.
 """
 
 from __future__ import annotations
@@ -85,14 +90,19 @@ def borda_means(K, pidx, xbar, out):
 
 @_njit
 def score_posterior(K, pidx, n, pvar, mu_out, var_out):
-    """Variances of eq 9 (``var_i = sum_j pvar_ij / n_ij``); ``mu_out`` is left alone."""
+    """Variances of eq 9 (``var_i = sum_j pvar_ij / n_ij``); ``mu_out`` is left alone.
+
+    One pass over the pairs (row-major ``i < j``) adds each term to both items: item i still receives
+    its terms in the order j = 0, 1, ..., so the sums equal the item-by-item loop bit for bit."""
     for i in range(K):
-        v = 0.0
-        for j in range(K):
-            if j != i:
-                p = pidx[i, j]
-                v += pvar[p] / n[p]
-        var_out[i] = v
+        var_out[i] = 0.0
+    p = 0
+    for i in range(K):
+        for j in range(i + 1, K):
+            w = pvar[p] / n[p]
+            var_out[i] += w
+            var_out[j] += w
+            p += 1
 
 
 @_njit
@@ -111,12 +121,17 @@ def threshold(mu, var, k):
 
 
 @_njit
+def _reduction(v, c):
+    """Eq 13: how much one more sample shrinks a score variance, ``v / c - v / (c + 1)``."""
+    return v / (c * (c + 1.0))
+
+
+@_njit
 def _pair_gain(p, mu, var, pvar, n, pi, pj, sign, base, c):
     """Gain in log AEPCS of one more sample of pair ``p`` (eq 13 variances, ``c`` fixed)."""
     i = pi[p]
     j = pj[p]
-    v = pvar[p]
-    dv = v / n[p] - v / (n[p] + 1)
+    dv = _reduction(pvar[p], n[p])
     vi = var[i] - dv
     vj = var[j] - dv
     if vi <= 0.0:
@@ -159,8 +174,7 @@ def choose_pair(mu, var, pvar, n, pi, pj, k):
     c, sign, base = _sides(mu, var, k)
     D = np.zeros(K)
     for p in range(P):
-        v = pvar[p]
-        dv = v / n[p] - v / (n[p] + 1)
+        dv = _reduction(pvar[p], n[p])
         if dv > D[pi[p]]:
             D[pi[p]] = dv
         if dv > D[pj[p]]:
@@ -226,18 +240,46 @@ def log_apcs(mu, var, k, c):
 
 
 @_njit
-def sample_variances(n, m2, floor, out):
-    """POCBAm's pair variances: unbiased sample variance (eq 7), floored."""
+def pair_variance(n, m2, p, pool):
+    """Unbiased sample variance of pair ``p`` (eq 7), or the pooled variance below two samples."""
+    return m2[p] / (n[p] - 1) if n[p] >= 2 else pool
+
+
+@_njit
+def sample_variances(n, m2, floor, pool, out):
+    """POCBAm's pair variances: unbiased sample variance (eq 7) or ``pool``, floored."""
     for p in range(n.size):
-        v = m2[p] / (n[p] - 1)
+        v = pair_variance(n, m2, p, pool)
         out[p] = v if v > floor else floor
+
+
+@_njit
+def pooled_variances(n, xbar, m2, var_floor, out):
+    """``sample_variances`` with ``pool = data_scale2`` and ``floor = var_floor * pool``, in one pass over
+    the divisions (the same numbers); returns ``pool``."""
+    s = 0.0
+    c = 0
+    for p in range(n.size):
+        if n[p] >= 2:
+            v = m2[p] / (n[p] - 1)
+            out[p] = v
+            s += v
+            c += 1
+    if c > 0 and s > 0.0:
+        pool = s / c
+    else:
+        pool = data_scale2(n, xbar, m2)
+    floor = var_floor * pool
+    for p in range(n.size):
+        v = out[p] if n[p] >= 2 else pool
+        out[p] = v if v > floor else floor
+    return pool
 
 
 @_njit
 def pocbam_decide(K, k, pidx, pi, pj, n, xbar, m2, var_floor, mu, var, pvar):
     """One POCBAm decision: Borda of sample means, eq-7 variances, AEPCS argmax. Returns (pair, c)."""
-    floor = var_floor * data_scale2(n, xbar, m2)
-    sample_variances(n, m2, floor, pvar)
+    pooled_variances(n, xbar, m2, var_floor, pvar)
     borda_means(K, pidx, xbar, mu)
     score_posterior(K, pidx, n, pvar, mu, var)
     return choose_pair(mu, var, pvar, n, pi, pj, k)
@@ -260,26 +302,28 @@ def log_likelihood(K, pidx, n, xbar, m2, gamma, sig2):
 
 
 @_njit
-def init_eq67(K, pidx, n, xbar, m2, floor, gamma, sig2):
+def init_eq67(K, pidx, n, xbar, m2, floor, pool, gamma, sig2):
     """Eqs 6-7: gamma_i = (S_i - S_0) / K from sample-mean Borda scores; sig2 = unbiased sample variance."""
     borda_means(K, pidx, xbar, gamma)
     s0 = gamma[0]
     for i in range(K):
         gamma[i] = (gamma[i] - s0) / K
-    for p in range(n.size):
-        v = m2[p] / (n[p] - 1)
-        sig2[p] = v if v > floor else floor
+    sample_variances(n, m2, floor, pool, sig2)
 
 
 @_njit
-def profile_ll(pi, pj, n, xbar, m2, floor, gamma, sig2):
-    """Eq 4 at ``gamma`` with each variance at its maximiser given gamma (eq 5 = 0), floored; fills sig2."""
+def profile_ll(pi, pj, n, xbar, m2, floor, pool, gamma, sig2):
+    """Eq 4 at ``gamma`` with each variance at its maximiser given gamma (eq 5 = 0), floored; fills sig2.
+    Pairs with fewer than two samples keep the pooled variance ``pool``."""
     ll = 0.0
     for p in range(n.size):
         c = n[p]
+        if c == 0:
+            sig2[p] = pool
+            continue
         r = xbar[p] - (gamma[pi[p]] - gamma[pj[p]])
         s = m2[p] / c
-        v = s + r * r
+        v = s + r * r if c >= 2 else pool
         if v < floor:
             v = floor
         sig2[p] = v
@@ -318,10 +362,10 @@ def chol_solve(A, b, m):
 
 
 @_njit
-def _newton_system(K, pi, pj, n, xbar, m2, floor, gamma, A, g, mm):
+def _newton_system(K, pi, pj, n, xbar, m2, floor, pool, gamma, A, g, mm):
     """Gradient ``g`` of the profile likelihood in gamma_1..K-1 and ``A`` = minus its Hessian, or with
     ``mm`` the majorising (IRLS) matrix: the Laplacian with weights ``n / sigma2`` (always positive
-    definite on a connected comparison graph)."""
+    definite on a connected comparison graph). Pairs below two samples have the fixed variance ``pool``."""
     m = K - 1
     for a in range(m):
         g[a] = 0.0
@@ -331,10 +375,16 @@ def _newton_system(K, pi, pj, n, xbar, m2, floor, gamma, A, g, mm):
         i = pi[p]
         j = pj[p]
         c = n[p]
+        if c == 0:
+            continue
         r = xbar[p] - (gamma[i] - gamma[j])
         s = m2[p] / c
         v = s + r * r
-        if v > floor:
+        if c < 2:                  # fixed variance: a Gaussian term with known sigma^2
+            v = pool if pool > floor else floor
+            gr = c * r / v
+            h = c / v
+        elif v > floor:
             gr = c * r / v
             h = c / v if mm else c * (s - r * r) / (v * v)
         else:
@@ -372,7 +422,7 @@ def fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fi
     floor = var_floor * scale2
     tol = fit_tol * math.sqrt(scale2)
     if init:
-        init_eq67(K, pidx, n, xbar, m2, floor, gamma, sig2)
+        init_eq67(K, pidx, n, xbar, m2, floor, scale2, gamma, sig2)
     g0 = gamma[0]
     for i in range(K):
         gamma[i] -= g0
@@ -380,14 +430,14 @@ def fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fi
     A = np.empty((m, m))
     g = np.empty(m)
     trial = np.empty(K)
-    ll = profile_ll(pi, pj, n, xbar, m2, floor, gamma, sig2)
+    ll = profile_ll(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2)
     for it in range(max_iter):
-        _newton_system(K, pi, pj, n, xbar, m2, floor, gamma, A, g, False)
+        _newton_system(K, pi, pj, n, xbar, m2, floor, scale2, gamma, A, g, False)
         for a in range(m):
             trial[a] = g[a]          # keep the gradient: the solve overwrites g
         newton = chol_solve(A, g, m)
         if not newton:
-            _newton_system(K, pi, pj, n, xbar, m2, floor, gamma, A, g, True)
+            _newton_system(K, pi, pj, n, xbar, m2, floor, scale2, gamma, A, g, True)
             chol_solve(A, g, m)
         slope = 0.0
         big = 0.0
@@ -407,7 +457,7 @@ def fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fi
         for ls in range(40):
             for a in range(m):
                 trial[a + 1] = gamma[a + 1] + t * g[a]
-            new = profile_ll(pi, pj, n, xbar, m2, floor, trial, sig2)
+            new = profile_ll(pi, pj, n, xbar, m2, floor, scale2, trial, sig2)
             if new >= ll + 1e-4 * t * slope - eps_ll:
                 accepted = True
                 break
@@ -416,15 +466,15 @@ def fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fi
             if accepted and t == 1.0:     # the last Newton step is free and only improves
                 for a in range(m):
                     gamma[a + 1] = trial[a + 1]
-            profile_ll(pi, pj, n, xbar, m2, floor, gamma, sig2)
+            profile_ll(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2)
             return it + 1
         if not accepted:            # no ascent at machine precision: at the maximum
-            profile_ll(pi, pj, n, xbar, m2, floor, gamma, sig2)
+            profile_ll(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2)
             return it + 1
         for a in range(m):
             gamma[a + 1] = trial[a + 1]
         ll = new
-    profile_ll(pi, pj, n, xbar, m2, floor, gamma, sig2)
+    profile_ll(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2)
     return -max_iter
 
 
@@ -448,7 +498,8 @@ def intransitivity_index(K, pidx, n, xbar, m2, gamma, sig2, per_sample, unbiased
     gamma_j)``, variance ``sum_j sig2_ij``. With ``per_sample`` the variances are those of one sample per
     pair; otherwise each term is divided by ``n_ij`` (the score posteriors of eq 9).
     """
-    floor = var_floor * data_scale2(n, xbar, m2)
+    pool = data_scale2(n, xbar, m2)
+    floor = var_floor * pool
     tot = 0.0
     for i in range(K):
         tot += gamma[i]
@@ -462,7 +513,7 @@ def intransitivity_index(K, pidx, n, xbar, m2, gamma, sig2, per_sample, unbiased
                 continue
             p = pidx[i, j]
             mo += xbar[p] if i < j else -xbar[p]
-            v = m2[p] / (n[p] - 1) if unbiased else m2[p] / n[p]
+            v = pair_variance(n, m2, p, pool) if unbiased or n[p] < 2 else m2[p] / n[p]
             if v < floor:
                 v = floor
             if per_sample:

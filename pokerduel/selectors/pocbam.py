@@ -11,6 +11,11 @@ eq 13 (``c`` held at its current value, as in eq 14).
   likelihood (eq 4) from the eqs 6-7 starting point, posteriors by eq 9.
 - **Hybrid**: ML-POCBAm while the intransitivity index (eq 17) is at most a threshold (0.17, §6),
   POCBAm's sampling and ranking while it exceeds it.
+
+The paper's methods need a sample variance per pair, so ``n0 >= 2`` there. ``n0 = 1`` is accepted too (a
+budget of fewer than two samples per pair, as in a large evolving population): a pair with one sample
+then has the **pooled variance** (``_kernels`` module docstring), held fixed in the fit until the pair
+has two samples.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ class Uniform(Selector):
 class POCBAm(Selector):
     """POCBAm: AEPCS-maximising pair choice with independent pairs.
 
-    Parameters (beyond ``Selector``'s; ``n0 >= 2`` so every pair has a sample variance)
+    Parameters (beyond ``Selector``'s; with ``n0 = 1`` one-sample pairs have the pooled variance)
     ----------
     var_floor : pair variances are floored at ``var_floor`` times the mean pair sample variance (a pair
         whose samples were all equal would otherwise have zero variance and an infinite z-score).
@@ -54,7 +59,6 @@ class POCBAm(Selector):
     """
 
     name = "pocbam"
-    min_n0 = 2
 
     def __init__(self, oracle, k, budget, *, n0=3, rng=None, var_floor: float = 1e-12):
         super().__init__(oracle, k, budget, n0=n0, rng=rng)
@@ -81,7 +85,7 @@ class POCBAm(Selector):
 class MLPOCBAm(Selector):
     """ML-POCBAm (Table 1): Thurstone ML fit, eq 9 posteriors, eq 11 threshold, eq 14 AEPCS.
 
-    Parameters (beyond ``Selector``'s; ``n0 >= 2``)
+    Parameters (beyond ``Selector``'s; with ``n0 = 1`` one-sample pairs have the pooled variance)
     ----------
     warm_start : start each decision's fit from the previous fit (default ``True``) instead of from
         eqs 6-7 as Table 1 literally does (``False``). Both end at a maximum of eq 4; the warm start is
@@ -104,7 +108,6 @@ class MLPOCBAm(Selector):
     """
 
     name = "ml-pocbam"
-    min_n0 = 2
 
     def __init__(self, oracle, k, budget, *, n0=3, rng=None, warm_start: bool = True, fit_tol: float = 1e-8,
                  max_iter: int = 200, var_floor: float = 1e-12):
@@ -143,7 +146,7 @@ class MLPOCBAm(Selector):
     def fit(self) -> tuple[np.ndarray, np.ndarray]:
         """Fit the model to all samples so far (if not already); return copies of ``(gamma, sigma2)``."""
         if self.used < self.warmup:
-            raise ValueError("the Thurstone fit needs the complete warm-up (every pair sampled n0 >= 2 times)")
+            raise ValueError("the Thurstone fit needs the complete warm-up (every pair sampled n0 times)")
         if self._fit_at != self.used:
             iters = kern.fit_thurstone(self.K, self.pidx, self.pi, self.pj, self.n, self.xbar, self.m2, self.gamma, self.sig2,
                                         self._init_flag(), self.var_floor, self.fit_tol, self.max_iter)
