@@ -247,7 +247,10 @@ def panel_seed(cfg: EvolveConfig) -> int:
 
 
 def _repeating(cls, repeat: int):
-    """``cls`` whose every decision is followed by ``repeat - 1`` more samples of the same pair."""
+    """``cls`` whose every decision is followed by ``repeat - 1`` more samples of the same pair.
+
+    ``run`` takes each decision's samples in one oracle call (a live oracle plays them as one stretch of
+    the pair's match); ``step`` gives the same samples one at a time."""
     if repeat == 1:
         return cls
 
@@ -265,6 +268,20 @@ def _repeating(cls, repeat: int):
             self._rep_p = super()._decide()
             self._rep_left = repeat - 1
             return self._rep_p
+
+        def run(self):
+            self._warmup_batch()
+            while self._rep_left > 0 and self.used < self.budget:   # finish a decision begun by step()
+                self.step()
+            while self.used < self.budget:
+                t = self.used
+                p = super()._decide()
+                m = min(repeat, self.budget - t)
+                self._take(p, m)
+                if hasattr(self, "ii_trace"):
+                    self.ii_trace[t + 1:t + m] = self.ii_trace[t]
+                    self.mode_trace[t + 1:t + m] = self.mode_trace[t]
+            return self.top_k()
 
     Repeating.__name__ = f"{cls.__name__}x{repeat}"
     return Repeating

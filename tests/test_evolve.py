@@ -146,6 +146,30 @@ def test_survivors_are_the_selectors_top_k_with_the_budget_used_exactly(name):
     assert np.array_equal(sel.trace.x.astype(np.float32), res["trace_x"])
 
 
+@pytest.mark.parametrize("name", ["pocbam", "ml-pocbam", "hybrid"])
+def test_repeated_run_takes_the_same_samples_as_stepping(name):
+    """``run`` takes a decision's samples in one oracle call; stepping takes them one by one."""
+    from pokerduel.evolve import _repeating
+    from pokerduel.selectors import SELECTORS, GaussianOracle
+
+    K = 8
+    g = np.linspace(1, 0, K)
+    cls = _repeating(SELECTORS[name], 4)
+    sels = [cls(GaussianOracle(g[:, None] - g[None, :], np.full((K, K), 0.5), np.random.default_rng(3)), 3, 28 + 41,
+                n0=1, rng=np.random.default_rng(0)) for _ in range(2)]
+    top = sels[0].run()
+    sels[1].step()
+    sels[1]._warmup_batch()
+    while sels[1].used < sels[1].budget:
+        sels[1].step()
+    assert top.tolist() == sels[1].top_k().tolist()
+    for a, b in zip(sels[0].trace, sels[1].trace):
+        assert np.array_equal(a, b)
+    assert np.array_equal(sels[0].n, sels[1].n) and np.allclose(sels[0].m2, sels[1].m2, rtol=1e-12)
+    if name == "hybrid":
+        assert np.array_equal(sels[0].ii_trace, sels[1].ii_trace, equal_nan=True)
+
+
 def test_repeat_samples_the_decided_pair_repeatedly():
     cfg = tiny(selector="hybrid", budget=75, repeat=5)
     res = select(cfg, initial_population(cfg), 0)

@@ -151,12 +151,13 @@ def test_pruned_pair_scan_equals_the_full_scan():
         n = rng.integers(1, 50, size=pi.size)
         pvar = rng.uniform(0, 1, size=pi.size) * rng.choice([1e-6, 1e-2, 1.0, 1e3])
         assert kern.choose_pair(mu, var, pvar, n, pi, pj, k) == kern.choose_pair_scan(mu, var, pvar, n, pi, pj, k)
-    for name in ("pocbam", "ml-pocbam"):                        # states of real runs, K = 30
-        o, s = _warm(name, 30, 12, extra=40, seed=3)
-        mu, var = s.posterior()
-        pvar = s._pvar if name == "pocbam" else s.sig2
-        assert kern.choose_pair(mu, var, pvar, s.n, s.pi, s.pj, 12) == \
-            kern.choose_pair_scan(mu, var, pvar, s.n, s.pi, s.pj, 12)
+    for name in ("pocbam", "ml-pocbam"):          # states of real runs: K = 30, and K = 50 from n0 = 1
+        for K, k, n0 in ((30, 12, 3), (50, 15, 1)):
+            o, s = _warm(name, K, k, extra=40, seed=3, n0=n0)
+            mu, var = s.posterior()
+            pvar = s._pvar if name == "pocbam" else s.sig2
+            assert kern.choose_pair(mu, var, pvar, s.n, s.pi, s.pj, k) == \
+                kern.choose_pair_scan(mu, var, pvar, s.n, s.pi, s.pj, k)
 
 
 def test_pocbam_posterior_is_sample_borda_with_eq7_variances():

@@ -118,6 +118,28 @@ class Selector:
         self._after_sample(p, x)
         return i, j, x
 
+    def _take(self, p: int, m: int) -> None:
+        """``m`` consecutive samples of pair ``p`` (the same values and state as ``m`` steps choosing ``p``),
+        in one oracle call where the oracle has ``sample_many``."""
+        t = self.used
+        if m < 1 or t + m > self.budget:
+            raise ValueError(f"cannot take {m} samples with {self.budget - t} of the budget left")
+        i, j = int(self.pi[p]), int(self.pj[p])
+        many = getattr(self.oracle, "sample_many", None)
+        if callable(many):
+            xs = np.asarray(many(i, j, m), dtype=np.float64)
+        else:
+            xs = np.array([float(self.oracle.sample(i, j)) for _ in range(m)])
+        bad = np.flatnonzero(~np.isfinite(xs))
+        if bad.size:
+            self._bad_sample(i, j, float(xs[bad[0]]))
+        kern.record_many(self.n, self.xbar, self.m2, np.full(m, p, dtype=np.int64), xs)
+        self._tp[t:t + m] = p
+        self._tx[t:t + m] = xs
+        self.used = t + m
+        for x in xs:
+            self._after_sample(p, float(x))
+
     def _after_sample(self, p: int, x: float) -> None:
         """Hook for methods that keep their own state: sample ``x`` of pair ``p`` (``pi[p]``'s view)."""
 
