@@ -246,7 +246,7 @@ def panel_seed(cfg: EvolveConfig) -> int:
 # ----------------------------------------------------------------------------------------- selection
 
 
-def _repeating(cls, repeat: int):
+def repeating(cls, repeat: int):
     """``cls`` whose every decision is followed by ``repeat - 1`` more samples of the same pair.
 
     ``run`` takes each decision's samples in one oracle call (a live oracle plays them as one stretch of
@@ -294,7 +294,7 @@ def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int) -> dict:
     settings = cfg.settings
     players = [ashe_player(g, settings, name=f"g{generation}:{i}") for i, g in enumerate(genomes)]
     oracle = LiveOracle(players, _seq(cfg.seed, 1, generation), reset=bool(cfg.reset), hs_samples=cfg.hs_samples)
-    cls = _repeating(SELECTORS[cfg.selector], cfg.repeat)
+    cls = repeating(SELECTORS[cfg.selector], cfg.repeat)
     rng = np.random.default_rng(_seq(cfg.seed, 2, generation))
     t0 = time.perf_counter()
     sel = cls(oracle, cfg.keep, cfg.budget, n0=cfg.n0, rng=rng, **cfg.selector_options)

@@ -80,6 +80,15 @@ class _Cached(Oracle):
         self._cursor[p] = c + count
         return self._seq[p][c:c + count].copy()
 
+    def sample(self, i: int, j: int) -> float:
+        """One score sample of ``i`` against ``j`` (the same value as ``_draw(p, 1)``, without the array)."""
+        p, s = self._pair(i, j)
+        c = int(self._cursor[p])
+        if c >= self._have[p]:
+            self._ensure(p, c + 1)
+        self._cursor[p] = c + 1
+        return float(s * self._seq[p][c])
+
     def rewind(self) -> None:
         """Start every pair again from its first sample (samples already made are kept and reused)."""
         self._cursor[:] = 0

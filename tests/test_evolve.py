@@ -149,12 +149,12 @@ def test_survivors_are_the_selectors_top_k_with_the_budget_used_exactly(name):
 @pytest.mark.parametrize("name", ["pocbam", "ml-pocbam", "hybrid"])
 def test_repeated_run_takes_the_same_samples_as_stepping(name):
     """``run`` takes a decision's samples in one oracle call; stepping takes them one by one."""
-    from pokerduel.evolve import _repeating
+    from pokerduel.evolve import repeating
     from pokerduel.selectors import SELECTORS, GaussianOracle
 
     K = 8
     g = np.linspace(1, 0, K)
-    cls = _repeating(SELECTORS[name], 4)
+    cls = repeating(SELECTORS[name], 4)
     sels = [cls(GaussianOracle(g[:, None] - g[None, :], np.full((K, K), 0.5), np.random.default_rng(3)), 3, 28 + 41,
                 n0=1, rng=np.random.default_rng(0)) for _ in range(2)]
     top = sels[0].run()

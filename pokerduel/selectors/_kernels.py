@@ -122,8 +122,9 @@ def threshold(mu, var, k):
 
 @_njit
 def _reduction(v, c):
-    """Eq 13: how much one more sample shrinks a score variance, ``v / c - v / (c + 1)``."""
-    return v / (c * (c + 1.0))
+    """Eq 13: how much one more sample shrinks a score variance, ``v / c - v / (c + 1)`` (computed as
+    written, so that decisions are the same bit for bit as before the pruning bound existed)."""
+    return v / c - v / (c + 1)
 
 
 @_njit

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -109,7 +110,7 @@ class Selector:
         i = int(self.pi[p])
         j = int(self.pj[p])
         x = float(self.oracle.sample(i, j))
-        if not np.isfinite(x):
+        if not math.isfinite(x):
             self._bad_sample(i, j, x)
         kern.record(self.n, self.xbar, self.m2, p, x)
         self._tp[t] = p
