@@ -354,13 +354,9 @@ def test_usage_errors_exit_2(tmp_path, args, message):
     assert not (tmp_path / "gt.h5").exists()
 
 
-def test_dask_backend_without_dask_is_a_usage_error_with_the_install_hint(tmp_path, run):
-    try:
-        import dask.distributed  # noqa: F401
-    except ImportError:
-        pass
-    else:
-        pytest.skip("dask is installed here")
+def test_dask_backend_without_dask_is_a_usage_error_with_the_install_hint(tmp_path, run, monkeypatch):
+    for name in ("dask", "dask.distributed"):      # as if Dask were not installed
+        monkeypatch.setitem(sys.modules, name, None)
     res = run("ground-truth", *SMALL, "--out", tmp_path / "gt.h5", "--backend", "dask")
     assert res.exit_code == 2 and 'pip install "pokerduel[dask]"' in res.output
 
