@@ -26,7 +26,7 @@ from ..engine.rules import (
     new_hand,
     raise_range,
 )
-from ._feed import _find, _number
+from ._feed import _find, _number, _put_int
 
 (H_HAND, H_ROUND, H_ACTOR, H_FINISHED, H_BLEN, H_ELEN, H_NEXT, H_LINE_START, H_LINE_END, H_ASKED, H_AMOUNT,
  H_ACTION, H_SIZE, H_REPAIRED) = range(14)
@@ -73,20 +73,6 @@ def begin_hand(hctx, st, hand, c, ctext):
         ctext[o] = _RANKS[c[i] >> 2]
         ctext[o + 1] = _SUITS[c[i] & 3]
         o += 2
-
-
-@kernel
-def _put_int(buf, o, v):
-    digits = 1
-    x = v
-    while x >= 10:
-        x //= 10
-        digits += 1
-    x = v
-    for k in range(digits - 1, -1, -1):
-        buf[o + k] = 48 + x % 10
-        x //= 10
-    return o + digits
 
 
 @kernel

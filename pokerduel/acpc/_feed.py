@@ -73,6 +73,21 @@ def _number(data, s, e):
 
 
 @kernel
+def _put_int(buf, o, v):
+    """Write the non-negative integer ``v`` in decimal at ``buf[o:]``; return the index after it."""
+    digits = 1
+    x = v
+    while x >= 10:
+        x //= 10
+        digits += 1
+    x = v
+    for k in range(digits - 1, -1, -1):
+        buf[o + k] = 48 + x % 10
+        x //= 10
+    return o + digits
+
+
+@kernel
 def _card(data, t):
     r = _RANK[data[t]]
     s = _SUIT[data[t + 1]]
@@ -346,17 +361,7 @@ def handle_line(data, a, b, ctx, prev, tmp, kind, params, imem, fmem, st, cards,
         o += 1
     else:
         out[o] = 114
-        o += 1
-        digits = 1
-        v = amount
-        while v >= 10:
-            v //= 10
-            digits += 1
-        v = amount
-        for k in range(digits - 1, -1, -1):
-            out[o + k] = 48 + v % 10
-            v //= 10
-        o += digits
+        o = _put_int(out, o + 1, amount)
     out[o] = _CR
     out[o + 1] = _NL
     ctx[C_OUT_LEN] = o + 2
