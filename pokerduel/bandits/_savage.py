@@ -64,6 +64,20 @@ def _borda_bounds(K, pi, pj, lo, hi, lb, ub):
 
 
 @kernel
+def _winner_candidates(lower, upper, alive):
+    """``alive[k]``: arm k's upper score bound reaches the largest lower bound; returns how many are."""
+    best = lower[0]
+    for k in range(1, lower.size):
+        if lower[k] > best:
+            best = lower[k]
+    n = 0
+    for k in range(lower.size):
+        alive[k] = upper[k] >= best
+        n += int(alive[k])
+    return n
+
+
+@kernel
 def sv_refresh(mode, test, K, pi, pj, lo, hi, live, cmin, cplus, lb, ub, alive):
     """Recompute the live pairs after a change of the box; return 1 when exploration may stop.
 
@@ -79,25 +93,9 @@ def sv_refresh(mode, test, K, pi, pj, lo, hi, live, cmin, cplus, lb, ub, alive):
     stop = 0
     if mode == BORDA:
         _borda_bounds(K, pi, pj, lo, hi, lb, ub)
-        mlb = -1.0
-        for k in range(K):
-            if lb[k] > mlb:
-                mlb = lb[k]
-        nalive = 0
-        for k in range(K):
-            alive[k] = ub[k] >= mlb
-            nalive += int(alive[k])
-        stop = int(nalive == 1)
+        stop = int(_winner_candidates(lb, ub, alive) == 1)
     elif mode == COPELAND:
-        mc = -1
-        for k in range(K):
-            if cmin[k] > mc:
-                mc = cmin[k]
-        nalive = 0
-        for k in range(K):
-            alive[k] = cplus[k] >= mc
-            nalive += int(alive[k])
-        stop = int(nalive == 1)
+        stop = int(_winner_candidates(cmin, cplus, alive) == 1)
     else:
         nalive = 0
         for k in range(K):
