@@ -13,16 +13,10 @@ import click
 import numpy as np
 
 from pokerduel.bandits import regret_per_round, run_on_matrix
+from pokerduel.bandits.problems import MSLR5
 from pokerduel.bandits.studies import METHODS, SavageConfig, run_savage_study, summarize_savage, write_savage
 from pokerduel.parallel import get_backend
 
-MSLR5 = np.array([
-    [0.5, 0.53519466, 0.6125935, 0.75696008, 0.76547422],
-    [0.46480534, 0.5, 0.57985831, 0.72745116, 0.73820053],
-    [0.3874065, 0.42014169, 0.5, 0.65895708, 0.66877089],
-    [0.24303992, 0.27254884, 0.34104292, 0.5, 0.50999465],
-    [0.23452578, 0.26179947, 0.33122911, 0.49000535, 0.5],
-])
 #: HuasenWu/DuelingBandits results/MSLR_Informational_5_Condorcet_results_EteOnly.mat (10 simulations),
 #: oracle minus SAVAGE reward, as recorded in ../shared/notes/other-seed-algorithms.md section 2.5
 HUASEN = {10: 5, 30: 15, 100: 50, 300: 150, 1000: 486, 3000: 1055, 10000: 1847, 30000: 2340}

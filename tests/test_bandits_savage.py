@@ -22,17 +22,9 @@ from pokerduel.bandits import (
     run_on_matrix,
     wrapped_identify,
 )
-from pokerduel.bandits.problems import shuffled
+from pokerduel.bandits.problems import MSLR5, shuffled
 from pokerduel.bandits.savage_topk import register
 from pokerduel.selectors import GaussianOracle, make_selector, thurstone
-
-MSLR5 = np.array([
-    [0.5, 0.53519466, 0.6125935, 0.75696008, 0.76547422],
-    [0.46480534, 0.5, 0.57985831, 0.72745116, 0.73820053],
-    [0.3874065, 0.42014169, 0.5, 0.65895708, 0.66877089],
-    [0.24303992, 0.27254884, 0.34104292, 0.5, 0.50999465],
-    [0.23452578, 0.26179947, 0.33122911, 0.49000535, 0.5],
-])
 
 
 def _noiseless(K, rng):

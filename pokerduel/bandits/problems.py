@@ -182,6 +182,17 @@ def random_copeland_matrix(K: int, rng: np.random.Generator, *, no_condorcet: bo
     raise ValueError(f"no matrix with a unique Copeland winner in {max_tries} tries (K = {K})")
 
 
+#: The 5-arm preference matrix of the MSLR (Microsoft learning-to-rank) informational click model used in
+#: the D-TS author's experiments (HuasenWu/DuelingBandits), with arm 0 the Condorcet winner.
+MSLR5 = np.array([
+    [0.5, 0.53519466, 0.6125935, 0.75696008, 0.76547422],
+    [0.46480534, 0.5, 0.57985831, 0.72745116, 0.73820053],
+    [0.3874065, 0.42014169, 0.5, 0.65895708, 0.66877089],
+    [0.24303992, 0.27254884, 0.34104292, 0.5, 0.50999465],
+    [0.23452578, 0.26179947, 0.33122911, 0.49000535, 0.5],
+])
+
+
 def hard_condorcet_matrix(K: int) -> np.ndarray:
     """Urvoy et al.'s "hard Condorcet" matrix (1-indexed): ``P_ij = 1/2 + j / (2K)`` for ``i < j``.
 
