@@ -56,7 +56,7 @@ from .populations import new_population
 from .reproduction import TserParams, tser
 from .selectors import SELECTORS
 from .selectors.problems import n_pairs
-from .storage import atomic_h5, open_checked, stamp
+from .storage import atomic_h5, open_checked, plain_attrs, stamp
 
 FORMAT, FORMAT_VERSION = "pokerduel.evolution", 1
 PANEL_BOTS = ("scared-limper", "calling-machine", "hothead-maniac", "candid-statistician", "random")
@@ -435,7 +435,7 @@ def load_run(path) -> EvolutionRun:
     try:
         with f:
             cfg = EvolveConfig.from_dict(config)
-            attrs = {k: (v.item() if hasattr(v, "item") else v) for k, v in f.attrs.items()}
+            attrs = plain_attrs(f)
             records = {name: f["generations"][name][()] for name in _PER_GEN}
             run = EvolutionRun(str(path), cfg, attrs, f["population"][()], f["population0"][()], f["heldout"][()],
                                records)

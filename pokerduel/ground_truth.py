@@ -54,7 +54,7 @@ from . import __version__
 from .players.genomes import AsheSettings
 from .players.hand_strength import DEFAULT_SAMPLES
 from .populations import Population, load_population, new_population
-from .storage import atomic_h5, open_checked, stamp
+from .storage import atomic_h5, open_checked, plain_attrs, stamp
 from .tournament import borda_ranking, intransitive_triplets, negative_upper  # noqa: F401 (re-exported)
 
 FORMAT, FORMAT_VERSION = "pokerduel.ground_truth", 1
@@ -336,7 +336,7 @@ def load_ground_truth(path) -> GroundTruth:
         raise CorruptFile(str(err)) from None
     try:
         with f:
-            attrs = {k: (v.item() if hasattr(v, "item") else v) for k, v in f.attrs.items()}
+            attrs = plain_attrs(f)
             pops = []
             for p, pc in enumerate(config["populations"]):
                 g = f[f"pop{p:02d}"]

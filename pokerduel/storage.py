@@ -46,6 +46,11 @@ def stamp(f: h5py.File, fmt: str, format_version: int, **config) -> None:
     f.attrs["config"] = json.dumps(config, sort_keys=True)
 
 
+def plain_attrs(obj) -> dict:
+    """An HDF5 object's attributes as plain Python values (numpy scalars unwrapped)."""
+    return {k: (v.item() if hasattr(v, "item") else v) for k, v in obj.attrs.items()}
+
+
 def open_checked(path, fmt: str, format_version: int) -> tuple[h5py.File, dict]:
     """Open a file written with ``stamp(fmt, ...)``; return it and its config, or raise ``ValueError``."""
     path = Path(path)
