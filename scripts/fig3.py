@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-from pokerduel.selectors.studies import StudyConfig, atomic_savefig, run_or_load, wilson
+from pokerduel.selectors.studies import StudyConfig, atomic_savefig, rate_cells, run_or_load, wilson
 
 K, k = 100, 1
 WARM = 3 * K * (K - 1) // 2
@@ -92,15 +92,7 @@ def main():
              "(a shared 2-core machine).", "",
              "| method | " + " | ".join(str(b) for b in show) + " |", "|---" * (len(show) + 1) + "|"]
     for m, b, rate, lo, hi in rows:
-        cells = []
-        for x in show:
-            idx = np.flatnonzero(b <= x)
-            if idx.size == 0:
-                cells.append("–")
-                continue
-            i = idx[-1]
-            cells.append(f"{rate[i]:.3f} [{lo[i]:.3f}, {hi[i]:.3f}]" + ("" if b[i] == x else f" (at {int(b[i])})"))
-        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+        lines.append(f"| {m} | " + " | ".join(rate_cells((b, rate, lo, hi), show)) + " |")
     lines += ["", f"- ML-POCBAm right after its warm-up ({WARM} samples): {at_warm:.3f}.",
               "- SELECT/TOP first reaches a success rate of " + ", ".join(
                   f"{lvl} at {b} samples ({100 * (1 - b / WARM):.0f}% fewer than the warm-up)" if b else f"{lvl}: never"
