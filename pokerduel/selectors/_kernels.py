@@ -89,8 +89,8 @@ def borda_means(K, pidx, xbar, out):
 
 
 @_njit
-def score_posterior(K, pidx, n, pvar, mu_out, var_out):
-    """Variances of eq 9 (``var_i = sum_j pvar_ij / n_ij``); ``mu_out`` is left alone.
+def score_posterior(K, n, pvar, var_out):
+    """Variances of eq 9: ``var_i = sum_j pvar_ij / n_ij``.
 
     One pass over the pairs (row-major ``i < j``) adds each term to both items: item i still receives
     its terms in the order j = 0, 1, ..., so the sums equal the item-by-item loop bit for bit."""
@@ -275,34 +275,12 @@ def sample_variances(n, m2, floor, pool, out):
 
 
 @_njit
-def pooled_variances(n, xbar, m2, var_floor, out):
-    """``sample_variances`` with ``pool = data_scale2`` and ``floor = var_floor * pool``, in one pass over
-    the divisions (the same numbers); returns ``pool``."""
-    s = 0.0
-    c = 0
-    for p in range(n.size):
-        if n[p] >= 2:
-            v = m2[p] / (n[p] - 1)
-            out[p] = v
-            s += v
-            c += 1
-    if c > 0 and s > 0.0:
-        pool = s / c
-    else:
-        pool = data_scale2(n, xbar, m2)
-    floor = var_floor * pool
-    for p in range(n.size):
-        v = out[p] if n[p] >= 2 else pool
-        out[p] = v if v > floor else floor
-    return pool
-
-
-@_njit
 def pocbam_decide(K, k, pidx, pi, pj, n, xbar, m2, var_floor, mu, var, pvar):
     """One POCBAm decision: Borda of sample means, eq-7 variances, AEPCS argmax. Returns (pair, c)."""
-    pooled_variances(n, xbar, m2, var_floor, pvar)
+    pool = data_scale2(n, xbar, m2)
+    sample_variances(n, m2, var_floor * pool, pool, pvar)
     borda_means(K, pidx, xbar, mu)
-    score_posterior(K, pidx, n, pvar, mu, var)
+    score_posterior(K, n, pvar, var)
     return choose_pair(mu, var, pvar, n, pi, pj, k)
 
 
@@ -507,7 +485,7 @@ def model_posterior(K, pidx, n, gamma, sig2, mu, var):
         tot += gamma[i]
     for i in range(K):
         mu[i] = K * gamma[i] - tot
-    score_posterior(K, pidx, n, sig2, mu, var)
+    score_posterior(K, n, sig2, var)
 
 
 @_njit
