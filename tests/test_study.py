@@ -132,6 +132,30 @@ def test_success_rates_agree_with_a_direct_computation():
     assert np.all((lo <= rate) & (rate <= hi))
 
 
+@pytest.mark.parametrize("options", [{"lag": 2}, {"refit_every": 3}])
+def test_options_without_a_compiled_counterpart_run_the_python_selector(options):
+    """A lag or a refit interval is not ignored by the compiled replay: the study runs each budget's
+    Python selector (with a lag a fresh run per budget, since mid-run states leave samples unseen)."""
+    cfg = _config(methods=("ml-pocbam",), problems=("perturbed:0.4",), budgets=(20, 45), replications=6, seed=5,
+                  options={"ml-pocbam": {"n0": 1, **options}})
+    res = run_study(cfg, workers=1)
+    from pokerduel.selectors.studies import replication_seeds
+
+    hits = np.zeros(2)
+    for r in range(6):
+        inst, noise, sel = replication_seeds(5, r)
+        for c, b in enumerate((20, 45)):
+            o = make_problem("perturbed:0.4", 6, np.random.default_rng(inst), np.random.default_rng(noise))
+            s = make_selector("ml-pocbam", o, 2, b, n0=1, rng=np.random.default_rng(sel), **options)
+            hits[c] += set(s.run().tolist()) == set(o.true_top_k(2).tolist())
+    np.testing.assert_allclose(res.rate("perturbed:0.4", "ml-pocbam")[1], hits / 6)
+    from pokerduel.selectors.studies import _fast_params
+
+    o = make_problem("perturbed:0.4", 6, np.random.default_rng(0), np.random.default_rng(1))
+    assert _fast_params(cfg, "ml-pocbam", o) is None
+    assert _fast_params(_config(methods=("ml-pocbam",), options={"ml-pocbam": {"n0": 1}}), "ml-pocbam", o)["n0"] == 1
+
+
 def test_wilson_interval_matches_scipy_and_covers():
     for x, n in ((0, 10), (3, 10), (50, 100), (999, 1000), (1000, 1000)):
         lo, hi = wilson(np.array([x]), n)

@@ -18,7 +18,7 @@ set(sel.top_k()) == set(oracle.true_top_k(4))
 
 from __future__ import annotations
 
-from .base import Selector, Trace
+from .base import Selector, Trace, check_lag
 from .pocbam import HybridMLPOCBAm, MLPOCBAm, POCBAm, Uniform
 from .problems import (
     BernoulliOracle,
@@ -54,6 +54,9 @@ def make_selector(name: str, oracle, k: int, budget: int, **options) -> Selector
     cls = SELECTORS.get(name)
     if cls is None:
         raise ValueError(f"unknown selector {name!r}; known: {', '.join(SELECTORS)}")
+    if "lag" in options and not cls.supports_lag:   # only lag 0 is allowed, which the method has anyway
+        check_lag(cls, options["lag"])
+        options = {key: v for key, v in options.items() if key != "lag"}
     return cls(oracle, k, budget, **options)
 
 

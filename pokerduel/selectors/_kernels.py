@@ -22,7 +22,8 @@ _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
 def _njit(fn):
-    return numba.njit(cache=True, error_model="numpy")(fn)
+    # nogil: a selector may decide in one thread while an oracle plays deals in another (``Selector.lag``)
+    return numba.njit(cache=True, nogil=True, error_model="numpy")(fn)
 
 
 @_njit
@@ -275,13 +276,16 @@ def sample_variances(n, m2, floor, pool, out):
 
 
 @_njit
-def pocbam_decide(K, k, pidx, pi, pj, n, xbar, m2, var_floor, mu, var, pvar):
-    """One POCBAm decision: Borda of sample means, eq-7 variances, AEPCS argmax. Returns (pair, c)."""
+def pocbam_decide(K, k, pidx, pi, pj, n, nc, xbar, m2, var_floor, mu, var, pvar):
+    """One POCBAm decision: Borda of sample means, eq-7 variances, AEPCS argmax. Returns (pair, c).
+
+    ``nc``: the sample counts of the posterior and of eq 13, ``n`` plus the samples still pending under a
+    lag (``Selector.lag``; the same array as ``n`` without one)."""
     pool = data_scale2(n, xbar, m2)
     sample_variances(n, m2, var_floor * pool, pool, pvar)
     borda_means(K, pidx, xbar, mu)
-    score_posterior(K, n, pvar, var)
-    return choose_pair(mu, var, pvar, n, pi, pj, k)
+    score_posterior(K, nc, pvar, var)
+    return choose_pair(mu, var, pvar, nc, pi, pj, k)
 
 
 @_njit
@@ -465,6 +469,7 @@ def fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fi
             if accepted and t == 1.0:     # the last Newton step is free and only improves
                 for a in range(m):
                     gamma[a + 1] = trial[a + 1]
+                return it + 1             # sig2 already belongs to the accepted trial
             profile_ll(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2)
             return it + 1
         if not accepted:            # no ascent at machine precision: at the maximum
@@ -533,25 +538,33 @@ def intransitivity_index(K, pidx, n, xbar, m2, gamma, sig2, per_sample, unbiased
 
 
 @_njit
-def ml_decide(K, k, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, mu, var):
-    """One ML-POCBAm decision (Table 1): fit, eq 9 posteriors, c, AEPCS argmax. Returns (pair, c, iters)."""
+def ml_decide(K, k, pidx, pi, pj, n, nc, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, mu, var):
+    """One ML-POCBAm decision (Table 1): fit, eq 9 posteriors, c, AEPCS argmax. Returns (pair, c, iters).
+
+    The fit uses the samples seen (``n``); the posteriors and eq 13 count pending ones too (``nc``)."""
     iters = fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter)
-    model_posterior(K, pidx, n, gamma, sig2, mu, var)
-    p, c = choose_pair(mu, var, sig2, n, pi, pj, k)
+    p, c = ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var)
     return p, c, iters
 
 
 @_njit
-def hybrid_decide(K, k, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter,
+def ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var):
+    """ML-POCBAm's choice from a given fit: eq 9 posteriors with counts ``nc``, c, AEPCS argmax."""
+    model_posterior(K, pidx, nc, gamma, sig2, mu, var)
+    return choose_pair(mu, var, sig2, nc, pi, pj, k)
+
+
+@_njit
+def hybrid_decide(K, k, pidx, pi, pj, n, nc, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter,
                   mu, var, pvar, per_sample, unbiased, threshold_ii):
     """Hybrid decision: fit, II; POCBAm's choice while II > threshold, else ML-POCBAm's.
 
-    Returns (pair, II, mode, iters) with mode 1 = ML-POCBAm, 2 = POCBAm."""
+    Returns (pair, II, mode, iters) with mode 1 = ML-POCBAm, 2 = POCBAm. ``n`` and ``nc`` as in
+    ``ml_decide`` (the II describes the samples seen)."""
     iters = fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter)
     ii = intransitivity_index(K, pidx, n, xbar, m2, gamma, sig2, per_sample, unbiased, var_floor)
     if ii > threshold_ii:
-        p, c = pocbam_decide(K, k, pidx, pi, pj, n, xbar, m2, var_floor, mu, var, pvar)
+        p, c = pocbam_decide(K, k, pidx, pi, pj, n, nc, xbar, m2, var_floor, mu, var, pvar)
         return p, ii, 2, iters
-    model_posterior(K, pidx, n, gamma, sig2, mu, var)
-    p, c = choose_pair(mu, var, sig2, n, pi, pj, k)
+    p, c = ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var)
     return p, ii, 1, iters

@@ -98,10 +98,10 @@ def _bayes(method, K, k, n0, pi, pj, pidx, mu, sd, key, table, checkpoints, trut
         else:
             init = not (warm_start and fitted)
             if method == POCBAM:
-                p, cc = kern.pocbam_decide(K, k, pidx, pi, pj, n, xbar, m2, var_floor, mus, var, pvar)
+                p, cc = kern.pocbam_decide(K, k, pidx, pi, pj, n, n, xbar, m2, var_floor, mus, var, pvar)
             elif method == ML:
                 if t < budget:
-                    p, cc, it = kern.ml_decide(K, k, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor,
+                    p, cc, it = kern.ml_decide(K, k, pidx, pi, pj, n, n, xbar, m2, gamma, sig2, init, var_floor,
                                                fit_tol, max_iter, mus, var)
                 else:
                     kern.fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol,
@@ -113,7 +113,7 @@ def _bayes(method, K, k, n0, pi, pj, pidx, mu, sd, key, table, checkpoints, trut
                                                      var_floor)
             else:
                 if t < budget:
-                    p, ii_t, mode, it = kern.hybrid_decide(K, k, pidx, pi, pj, n, xbar, m2, gamma, sig2, init,
+                    p, ii_t, mode, it = kern.hybrid_decide(K, k, pidx, pi, pj, n, n, xbar, m2, gamma, sig2, init,
                                                            var_floor, fit_tol, max_iter, mus, var, pvar,
                                                            per_sample, unbiased, threshold)
                     decisions += 1

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import inspect
 import math
+import queue
+import threading
+from collections import deque
 from typing import NamedTuple
 
 import numpy as np
@@ -26,6 +29,18 @@ def _check_int(value, what: str, lo: int, hint: str) -> int:
     return int(value)
 
 
+def check_lag(cls, lag) -> int:
+    """``lag`` as an int, if it is one that selector class ``cls`` accepts (``ValueError`` otherwise)."""
+    lag = _check_int(lag, "lag (samples pending at a decision)", 0, "")
+    if lag and not cls.supports_lag:
+        from . import SELECTORS
+
+        able = [name for name, c in SELECTORS.items() if c.supports_lag]
+        raise ValueError(f"{cls.name} does not take lag > 0 (its decisions need every sample); allowed: lag = 0, "
+                         f"or one of {', '.join(able)}")
+    return lag
+
+
 class Selector:
     """Base of the selectors: one oracle sample per ``step()``, exactly ``budget`` samples in all.
 
@@ -40,6 +55,14 @@ class Selector:
     rng : ``numpy.random.Generator`` for any random choice of the selector (the methods here decide
         deterministically; it is kept for subclasses and reproducibility). ``None`` makes a fresh
         unseeded generator.
+    lag : decide with the ``lag`` most recent samples still unseen (default 0: every decision sees every
+        sample before it, as in the papers). With ``lag = L`` the sample of decision ``t`` becomes
+        visible to the method after decision ``t + L`` is made, so ``run()`` plays the oracle's samples
+        in a background thread while the method decides (``docs/selectors.md``, *Lag*). The pending
+        samples' pairs count as sampled in the posterior and one-more-sample variances (their values are
+        unknown); means, variances and fits use the samples seen. Results depend on ``lag`` only, never
+        on timing: ``step()`` gives the same samples and state as ``run()``. Only the selectors with
+        ``supports_lag`` accept ``lag > 0``; warm-up samples are always seen at once.
 
     The anytime answer ``top_k()`` always returns ``k`` distinct indices, best first; before the warm-up
     is complete it ranks by the Borda score of the sample means (unsampled pairs count 0).
@@ -50,6 +73,8 @@ class Selector:
     #: the decisions never depend on the budget, so the state after ``b`` samples is the same for every
     #: budget ``>= b`` and one run gives the whole success-against-budget curve (``studies``)
     anytime = True
+    #: whether the method accepts ``lag > 0`` (decisions with the most recent samples pending)
+    supports_lag = False
 
     @classmethod
     def min_budget(cls, K: int, k: int, **options) -> int:
@@ -57,7 +82,8 @@ class Selector:
         n0 = options.get("n0", inspect.signature(cls.__init__).parameters["n0"].default)
         return max(int(n0) * n_pairs(K), 1)
 
-    def __init__(self, oracle, k: int, budget: int, *, n0: int = 3, rng: np.random.Generator | None = None):
+    def __init__(self, oracle, k: int, budget: int, *, n0: int = 3, rng: np.random.Generator | None = None,
+                 lag: int = 0):
         K = getattr(oracle, "K", None)
         if not callable(getattr(oracle, "sample", None)) or isinstance(K, bool) \
                 or not isinstance(K, (int, np.integer)) or K < 2:
@@ -88,10 +114,18 @@ class Selector:
         self.used = 0
         self._tp = np.empty(self.budget, dtype=np.int64)
         self._tx = np.empty(self.budget)
+        self.lag = check_lag(type(self), lag)
+        self._pending: deque = deque()   # (t, p, x) of samples taken, not yet seen; x None in flight
+        self._counts = self.n            # sample counts of the posteriors: ``n`` plus the pending samples
 
     # --- sampling -------------------------------------------------------------------------------------
     def is_finished(self) -> bool:
         return self.used >= self.budget
+
+    @property
+    def seen(self) -> int:
+        """Samples the method has seen (``used`` minus those pending under ``lag``)."""
+        return self.used - len(self._pending)
 
     def _decide(self) -> int:  # pragma: no cover - abstract
         """Pair index of the next sample after the warm-up."""
@@ -106,18 +140,54 @@ class Selector:
         if self.used >= self.budget:
             raise RuntimeError(f"the budget of {self.budget} samples is used up")
         t = self.used
-        p = t % self.pi.size if t < self.warmup else self._decide()
+        p = t % self.pi.size if t < self.warmup else self._decide_lagged()
         i = int(self.pi[p])
         j = int(self.pj[p])
         x = float(self.oracle.sample(i, j))
         if not math.isfinite(x):
             self._bad_sample(i, j, x)
-        kern.record(self.n, self.xbar, self.m2, p, x)
         self._tp[t] = p
         self._tx[t] = x
         self.used = t + 1
-        self._after_sample(p, x)
+        if self.lag and t >= self.warmup:
+            self._pending.append((t, p, x))
+            self._see_pending(None)
+        else:
+            self._see(t, p, x)
         return i, j, x
+
+    def _see(self, t: int, p: int, x: float) -> None:
+        """Sample ``t`` (pair ``p``, value ``x``) becomes visible to the method."""
+        kern.record(self.n, self.xbar, self.m2, p, x)
+        self._after_sample(p, x)
+
+    def _see_pending(self, results) -> None:
+        """See the oldest pending samples until ``lag`` remain (all of them once the budget is used). A
+        sample still in flight (``x`` None) is read from ``results``, the queue ``run``'s oracle thread
+        fills in decision order."""
+        keep = self.lag if self.used < self.budget else 0
+        while len(self._pending) > keep:
+            t, p, x = self._pending.popleft()
+            if x is None:
+                x = results.get()
+                if isinstance(x, BaseException):
+                    raise x
+                if not math.isfinite(x):
+                    self._bad_sample(int(self.pi[p]), int(self.pj[p]), x)
+                self._tx[t] = x
+            self._see(t, p, x)
+
+    def _decide_lagged(self) -> int:
+        """``_decide()`` with the pending samples' pairs counted in ``_counts``."""
+        if not self._pending:
+            return self._decide()
+        self._counts = counts = self.n.copy()
+        for _, p, _ in self._pending:
+            counts[p] += 1
+        try:
+            return self._decide()
+        finally:
+            self._counts = self.n
 
     def _take(self, p: int, m: int) -> None:
         """``m`` consecutive samples of pair ``p`` (the same values and state as ``m`` steps choosing ``p``),
@@ -165,11 +235,49 @@ class Selector:
         self.used = t1
 
     def run(self) -> np.ndarray:
-        """Spend the rest of the budget; return ``top_k()``."""
+        """Spend the rest of the budget; return ``top_k()``.
+
+        With ``lag > 0`` the oracle samples in a background thread, in decision order, while the method
+        makes its next decisions (the same samples and state as stepping; the oracle is used by that
+        thread alone until ``run`` returns)."""
         self._warmup_batch()
+        if self.lag and self.used < self.budget:
+            self._run_lagged()
         while self.used < self.budget:
             self.step()
         return self.top_k()
+
+    def _run_lagged(self) -> None:
+        """The decisions of ``run`` with the oracle in a second thread, at most ``lag + 1`` samples ahead.
+
+        The numba kernels of the engine and of the selectors release the GIL, so a poker oracle's deals
+        and the method's decisions use two cores. After an oracle error the selector cannot go on."""
+        asks, results = queue.SimpleQueue(), queue.SimpleQueue()
+        sample = self.oracle.sample
+
+        def play():
+            while (pair := asks.get()) is not None:
+                try:
+                    results.put(float(sample(*pair)))
+                except BaseException as err:  # noqa: BLE001 - handed to the deciding thread
+                    results.put(err)
+                    return
+
+        worker = threading.Thread(target=play, name="pokerduel-oracle", daemon=True)
+        worker.start()
+        try:
+            while self.used < self.budget:
+                t = self.used
+                p = self._decide_lagged()
+                asks.put((int(self.pi[p]), int(self.pj[p])))
+                self._tp[t] = p
+                self._tx[t] = np.nan
+                self.used = t + 1
+                self._pending.append((t, p, None))
+                self._see_pending(results)
+        finally:
+            asks.put(None)
+            worker.join()
 
     # --- answers --------------------------------------------------------------------------------------
     @property

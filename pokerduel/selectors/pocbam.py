@@ -43,6 +43,7 @@ class Uniform(Selector):
     """
 
     name = "uniform"
+    supports_lag = True
 
     def _decide(self) -> int:
         return self.used % self.pi.size
@@ -59,9 +60,10 @@ class POCBAm(Selector):
     """
 
     name = "pocbam"
+    supports_lag = True
 
-    def __init__(self, oracle, k, budget, *, n0=3, rng=None, var_floor: float = 1e-12):
-        super().__init__(oracle, k, budget, n0=n0, rng=rng)
+    def __init__(self, oracle, k, budget, *, n0=3, rng=None, lag=0, var_floor: float = 1e-12):
+        super().__init__(oracle, k, budget, n0=n0, rng=rng, lag=lag)
         self.var_floor = _check_positive(var_floor, "var_floor")
         self._mu = np.empty(self.K)
         self._var = np.empty(self.K)
@@ -69,15 +71,15 @@ class POCBAm(Selector):
         self.last_c = np.nan
 
     def _decide(self) -> int:
-        p, self.last_c = kern.pocbam_decide(self.K, self.k, self.pidx, self.pi, self.pj, self.n, self.xbar,
-                                            self.m2, self.var_floor, self._mu, self._var, self._pvar)
+        p, self.last_c = kern.pocbam_decide(self.K, self.k, self.pidx, self.pi, self.pj, self.n, self._counts,
+                                            self.xbar, self.m2, self.var_floor, self._mu, self._var, self._pvar)
         return int(p)
 
     def posterior(self) -> tuple[np.ndarray, np.ndarray]:
         """Current score posteriors (means, variances): ``sum_j xbar_ij`` and ``sum_j s2_ij / n_ij``."""
         if self.used < self.warmup:
             raise ValueError("the posterior needs the complete warm-up")
-        kern.pocbam_decide(self.K, self.k, self.pidx, self.pi, self.pj, self.n, self.xbar, self.m2,
+        kern.pocbam_decide(self.K, self.k, self.pidx, self.pi, self.pj, self.n, self.n, self.xbar, self.m2,
                            self.var_floor, self._mu, self._var, self._pvar)
         return self._mu.copy(), self._var.copy()
 
@@ -97,6 +99,11 @@ class MLPOCBAm(Selector):
         ``unconverged_fits`` (the likelihood still rose).
     var_floor : ML variances are floored at ``var_floor`` times the squared data scale (default
         ``1e-12``); without a floor noiseless data have an unbounded likelihood.
+    refit_every : refit the model at every ``refit_every``-th decision (default 1: every decision, as
+        Table 1 does). The decisions between reuse the last fit (and the hybrid its II and mode) with the
+        current sample counts, pending ones included; the hybrid's POCBAm mode also uses the current
+        sample statistics. A refit costs most of a decision (a Newton solve in K - 1 unknowns); this
+        divides that cost by ``refit_every`` where a large population makes it dominate.
 
     The maximiser of eq 4 (``_kernels.fit_thurstone``): given gamma, each ``sigma2_ij`` has the
     closed-form maximiser ``s2b_ij + (xbar_ij - gamma_i + gamma_j)^2`` (eq 5 = 0), so the fit maximises
@@ -108,10 +115,11 @@ class MLPOCBAm(Selector):
     """
 
     name = "ml-pocbam"
+    supports_lag = True
 
-    def __init__(self, oracle, k, budget, *, n0=3, rng=None, warm_start: bool = True, fit_tol: float = 1e-8,
-                 max_iter: int = 200, var_floor: float = 1e-12):
-        super().__init__(oracle, k, budget, n0=n0, rng=rng)
+    def __init__(self, oracle, k, budget, *, n0=3, rng=None, lag=0, warm_start: bool = True,
+                 fit_tol: float = 1e-8, max_iter: int = 200, var_floor: float = 1e-12, refit_every: int = 1):
+        super().__init__(oracle, k, budget, n0=n0, rng=rng, lag=lag)
         if not isinstance(warm_start, (bool, np.bool_)):
             raise ValueError(f"warm_start must be True or False, got {warm_start!r}")
         self.warm_start = bool(warm_start)
@@ -120,11 +128,17 @@ class MLPOCBAm(Selector):
             raise ValueError(f"max_iter must be an integer >= 1, got {max_iter!r}")
         self.max_iter = int(max_iter)
         self.var_floor = _check_positive(var_floor, "var_floor")
-        self.gamma = np.zeros(self.K)
+        if isinstance(refit_every, bool) or not isinstance(refit_every, (int, np.integer)) or refit_every < 1:
+            raise ValueError(f"refit_every must be an integer >= 1, got {refit_every!r}")
+        self.refit_every = int(refit_every)
+        self._decisions = 0          # decisions made (refits happen at multiples of refit_every)
+        self.gamma = np.zeros(self.K)            # the latest fit (of a decision or of an answer)
         self.sig2 = np.ones(self.pi.size)
+        self._dgamma = np.zeros(self.K)          # the decisions' own fit: their warm start, reused between
+        self._dsig2 = np.ones(self.pi.size)      # refits; answers read in between never move it
         self._mu = np.empty(self.K)
         self._var = np.empty(self.K)
-        self._fit_at = -1            # number of samples the current fit used
+        self._fit_at = -1            # number of samples the latest fit used (``seen``)
         self.unconverged_fits = 0
         self.last_c = np.nan
 
@@ -132,24 +146,46 @@ class MLPOCBAm(Selector):
         return not (self.warm_start and self._fit_at >= 0)
 
     def _note_fit(self, iters) -> None:
-        self._fit_at = self.used
+        self._fit_at = self.seen
         if iters < 0:
             self.unconverged_fits += 1
 
-    def _decide(self) -> int:
-        p, self.last_c, iters = kern.ml_decide(
-            self.K, self.k, self.pidx, self.pi, self.pj, self.n, self.xbar, self.m2, self.gamma, self.sig2,
-            self._init_flag(), self.var_floor, self.fit_tol, self.max_iter, self._mu, self._var)
+    def _refit_now(self) -> bool:
+        """Whether this decision refits the model (``refit_every``); counts the decision."""
+        d = self._decisions
+        self._decisions = d + 1
+        return d % self.refit_every == 0
+
+    def _adopt_decision_fit(self, iters) -> None:
         self._note_fit(iters)
+        self.gamma[:] = self._dgamma
+        self.sig2[:] = self._dsig2
+
+    def _decide(self) -> int:
+        if not self._refit_now():
+            p, self.last_c = kern.ml_choose(self.K, self.k, self.pidx, self.pi, self.pj, self._counts, self._dgamma,
+                                            self._dsig2, self._mu, self._var)
+            return int(p)
+        p, self.last_c, iters = kern.ml_decide(
+            self.K, self.k, self.pidx, self.pi, self.pj, self.n, self._counts, self.xbar, self.m2, self._dgamma,
+            self._dsig2, not (self.warm_start and self._decisions > 1), self.var_floor, self.fit_tol, self.max_iter,
+            self._mu, self._var)
+        self._adopt_decision_fit(iters)
         return int(p)
 
     def fit(self) -> tuple[np.ndarray, np.ndarray]:
-        """Fit the model to all samples so far (if not already); return copies of ``(gamma, sigma2)``."""
+        """Fit the model to all samples so far (if not already); return copies of ``(gamma, sigma2)``.
+
+        The fit starts from the decisions' latest fit (``warm_start``), so reading answers between steps
+        never changes the decisions."""
         if self.used < self.warmup:
             raise ValueError("the Thurstone fit needs the complete warm-up (every pair sampled n0 times)")
-        if self._fit_at != self.used:
-            iters = kern.fit_thurstone(self.K, self.pidx, self.pi, self.pj, self.n, self.xbar, self.m2, self.gamma, self.sig2,
-                                        self._init_flag(), self.var_floor, self.fit_tol, self.max_iter)
+        if self._fit_at != self.seen:
+            if self._decisions:
+                self.gamma[:] = self._dgamma
+                self.sig2[:] = self._dsig2
+            iters = kern.fit_thurstone(self.K, self.pidx, self.pi, self.pj, self.n, self.xbar, self.m2, self.gamma,
+                                       self.sig2, self._init_flag(), self.var_floor, self.fit_tol, self.max_iter)
             self._note_fit(iters)
         return self.gamma.copy(), self.sig2.copy()
 
@@ -209,11 +245,21 @@ class HybridMLPOCBAm(MLPOCBAm):
         self.final_mode = 0
 
     def _decide(self) -> int:
+        if not self._refit_now():   # the last refit's II and mode
+            self.ii_trace[self.used], self.mode_trace[self.used] = self._dii, self._dmode
+            if self._dmode == 2:
+                p, self.last_c = kern.pocbam_decide(self.K, self.k, self.pidx, self.pi, self.pj, self.n, self._counts,
+                                                    self.xbar, self.m2, self.var_floor, self._mu, self._var, self._pvar)
+            else:
+                p, self.last_c = kern.ml_choose(self.K, self.k, self.pidx, self.pi, self.pj, self._counts, self._dgamma,
+                                                self._dsig2, self._mu, self._var)
+            return int(p)
         p, ii, mode, iters = kern.hybrid_decide(
-            self.K, self.k, self.pidx, self.pi, self.pj, self.n, self.xbar, self.m2, self.gamma, self.sig2,
-            self._init_flag(), self.var_floor, self.fit_tol, self.max_iter, self._mu, self._var, self._pvar,
-            self.ii_scale == "sample", self.ii_variance == "unbiased", self.threshold)
-        self._note_fit(iters)
+            self.K, self.k, self.pidx, self.pi, self.pj, self.n, self._counts, self.xbar, self.m2, self._dgamma,
+            self._dsig2, not (self.warm_start and self._decisions > 1), self.var_floor, self.fit_tol, self.max_iter,
+            self._mu, self._var, self._pvar, self.ii_scale == "sample", self.ii_variance == "unbiased", self.threshold)
+        self._adopt_decision_fit(iters)
+        self._dii, self._dmode = ii, mode
         self.ii_trace[self.used] = ii
         self.mode_trace[self.used] = mode
         return int(p)

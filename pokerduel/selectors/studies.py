@@ -228,11 +228,15 @@ def compiled_params(s) -> dict:
                 unbiased=getattr(s, "ii_variance", "ml") == "unbiased")
 
 
-def _fast_params(cfg: StudyConfig, method: str, oracle) -> dict:
+def _fast_params(cfg: StudyConfig, method: str, oracle) -> dict | None:
     """``compiled_params`` of a selector built once (they do not depend on the replication; SELECT/TOP's
-    placement and coin key do and are drawn per replication)."""
-    return compiled_params(make_selector(method, oracle, cfg.k, int(cfg.method_budgets(method)[-1]),
-                                         rng=np.random.default_rng(0), **cfg.options.get(method, {})))
+    placement and coin key do and are drawn per replication); ``None`` where an option (a lag, a refit
+    interval) has no compiled counterpart and the Python selector must run."""
+    s = make_selector(method, oracle, cfg.k, int(cfg.method_budgets(method)[-1]), rng=np.random.default_rng(0),
+                      **cfg.options.get(method, {}))
+    if s.lag or getattr(s, "refit_every", 1) != 1:
+        return None
+    return compiled_params(s)
 
 
 def _run_block(cfg: StudyConfig, r0: int, r1: int) -> dict:
@@ -267,7 +271,7 @@ def _run_block(cfg: StudyConfig, r0: int, r1: int) -> dict:
                 if (m in _FAST or m == "select-top") and m not in params:
                     params[m] = _fast_params(cfg, m, oracle)
                 q = params.get(m)
-                if m in _FAST:
+                if m in _FAST and q is not None:
                     iirow = np.empty(budgets.size)
                     _replicate.bayes_run(
                         _FAST[m], K, k, q["n0"], pi, pj, pidx, oracle._mu, oracle._sd, oracle.noise_key, budgets, mask,
@@ -285,7 +289,7 @@ def _run_block(cfg: StudyConfig, r0: int, r1: int) -> dict:
                                          variance_law=cfg.variance_law)
                         return make_selector(m, o, k, int(budget), rng=np.random.default_rng(sel), **opts)
 
-                    if SELECTORS[m].anytime:
+                    if SELECTORS[m].anytime and not opts.get("lag"):   # a lag leaves samples unseen mid-run
                         s = fresh(budgets[-1])
                         for c, b in enumerate(budgets):
                             while s.used < b:
