@@ -54,7 +54,7 @@ from .players.genomes import AsheSettings, ashe_player
 from .players.hand_strength import DEFAULT_SAMPLES
 from .populations import new_population
 from .reproduction import TserParams, tser
-from .selectors import SELECTORS
+from .selectors import SELECTORS, MLPOCBAm, check_lag
 from .selectors.problems import n_pairs
 from .storage import atomic_h5, open_checked, plain_attrs, stamp
 
@@ -66,6 +66,13 @@ TIMING_NAMES = ("generation", "selector", "engine", "panel", "reproduction")
 #: every pair) when the budget leaves at least one sample per pair after them (``default_n0``)
 DEFAULT_N0 = {name: max(int(cls.min_n0), 2 if name in ("pocbam", "ml-pocbam", "hybrid") else 0)
               for name, cls in SELECTORS.items()}
+
+
+#: samples pending at a decision when none is given, for the selectors that take a lag (``Selector.lag``):
+#: the engine plays while the selector decides (``docs/evolve.md``, *Speed and overhead*)
+DEFAULT_LAG = 4
+#: ML-POCBAm and hybrid decisions per refit of the Thurstone model when none is given
+DEFAULT_REFIT = 8
 
 
 def default_n0(selector: str, K: int, budget: int | None) -> int:
@@ -111,7 +118,10 @@ class EvolveConfig:
     ``budget=None`` means the warm-up plus one sample per pair on average
     (``(n0 + 1) * K (K - 1) / 2``). ``n0=None`` means ``default_n0(selector, population, budget)``. ``repeat`` is the number
     of consecutive samples of the pair a selector decision picks (1: the paper's methods; more divides
-    the model fits by ``repeat``, see ``docs/evolve.md`` on overhead). ``prt_capacity`` defaults to 1024
+    the model fits by ``repeat``, see ``docs/evolve.md`` on overhead). ``lag`` (``Selector.lag``; None:
+    ``DEFAULT_LAG`` where the selector takes one and ``repeat`` is 1, else 0) and ``refit_every`` (ML-POCBAm
+    and the hybrid; None: ``DEFAULT_REFIT`` for them, else 1) trade exactness to the paper's sequential
+    method for speed; ``lag=0, refit_every=1`` is the paper's method. ``prt_capacity`` defaults to 1024
     nodes (a generation's matches are a few deals per pair; the panel's 250-deal matches fit too).
     ``reset``: every deal with fresh memories instead of a continuing match per pair.
     """
@@ -123,6 +133,8 @@ class EvolveConfig:
     budget: int | None = None
     n0: int | None = None
     repeat: int = 1
+    lag: int | None = None
+    refit_every: int | None = None
     selector_options: dict = field(default_factory=dict)
     seed: int = 1
     hidden: int = 10
@@ -148,9 +160,20 @@ class EvolveConfig:
         _check_int(n0, f"n0 (warm-up samples per pair) for {self.selector}", max(cls.min_n0, 0))
         object.__setattr__(self, "n0", int(n0))
         _check_int(self.repeat, "repeat (samples per selector decision)", 1)
+        if self.lag is None:
+            object.__setattr__(self, "lag", DEFAULT_LAG if cls.supports_lag and self.repeat == 1 else 0)
+        object.__setattr__(self, "lag", check_lag(cls, self.lag))
+        if self.refit_every is None:
+            object.__setattr__(self, "refit_every", DEFAULT_REFIT if issubclass(cls, MLPOCBAm) else 1)
+        _check_int(self.refit_every, "refit_every (selector decisions per model refit)", 1)
+        object.__setattr__(self, "refit_every", int(self.refit_every))
+        if self.refit_every > 1 and not issubclass(cls, MLPOCBAm):
+            raise ValueError(f"refit_every applies to ml-pocbam and hybrid, not {self.selector}; allowed: 1")
+        if self.lag and self.repeat > 1:
+            raise ValueError(f"give lag or repeat, not both (got lag {self.lag}, repeat {self.repeat})")
         if not isinstance(self.selector_options, dict):
             raise ValueError(f"selector_options must be a dict, got {type(self.selector_options).__name__}")
-        bad = {"n0", "rng", "oracle", "k", "budget"} & set(self.selector_options)
+        bad = {"n0", "rng", "oracle", "k", "budget", "lag", "refit_every"} & set(self.selector_options)
         if bad:
             raise ValueError(f"selector_options may not set {sorted(bad)}; use the run's own options")
         need = cls.min_budget(K, self.keep, n0=n0)
@@ -163,11 +186,11 @@ class EvolveConfig:
                 + (f" (the {self.selector} selector needs n0 >= {cls.min_n0})" if cls.min_n0 > 1 else ""))
         object.__setattr__(self, "budget", int(budget))
         try:  # the selector validates its own options: build one (nothing is sampled)
-            cls(_NoOracle(K), self.keep, self.budget, n0=self.n0, rng=np.random.default_rng(0),
+            cls(_NoOracle(K), self.keep, self.budget, n0=self.n0, rng=np.random.default_rng(0), **self.run_options,
                 **self.selector_options)
         except TypeError as err:
             allowed = [p for p in inspect.signature(cls.__init__).parameters
-                       if p not in ("self", "oracle", "k", "budget", "n0", "rng", "ml_options")]
+                       if p not in ("self", "oracle", "k", "budget", "n0", "rng", "lag", "refit_every", "ml_options")]
             raise ValueError(f"selector {self.selector} has no option among {sorted(self.selector_options)} "
                              f"({err}); allowed: {allowed}") from None
         _ = self.settings  # validates hidden, prt_capacity, lstm_reset
@@ -192,6 +215,12 @@ class EvolveConfig:
             raise ValueError("the benchmark panel is empty: give panel bots or held-out players")
 
     @property
+    def run_options(self) -> dict:
+        """The selector keywords the run sets itself beyond ``n0`` and ``rng`` (only those not at 0 / 1)."""
+        return {**({"lag": self.lag} if self.lag else {}),
+                **({"refit_every": self.refit_every} if self.refit_every > 1 else {})}
+
+    @property
     def settings(self) -> AsheSettings:
         return AsheSettings(self.hidden, self.prt_capacity, self.lstm_reset)
 
@@ -209,6 +238,8 @@ class EvolveConfig:
     @classmethod
     def from_dict(cls, d: dict) -> "EvolveConfig":
         d = dict(d)
+        d.setdefault("lag", 0)  # files from before these options: every sample seen, a refit every decision
+        d.setdefault("refit_every", 1)
         d["tser"] = TserParams(**d.get("tser", {}))
         d["panel_bots"] = tuple(d.get("panel_bots", PANEL_BOTS))
         return cls(**d)
@@ -258,6 +289,11 @@ def repeating(cls, repeat: int):
         _rep_left = 0
         _rep_p = -1
 
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            if self.lag:
+                raise ValueError(f"give lag or repeat, not both (got lag {self.lag}, repeat {repeat})")
+
         def _decide(self):
             if self._rep_left > 0:
                 self._rep_left -= 1
@@ -297,7 +333,7 @@ def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int) -> dict:
     cls = repeating(SELECTORS[cfg.selector], cfg.repeat)
     rng = np.random.default_rng(_seq(cfg.seed, 2, generation))
     t0 = time.perf_counter()
-    sel = cls(oracle, cfg.keep, cfg.budget, n0=cfg.n0, rng=rng, **cfg.selector_options)
+    sel = cls(oracle, cfg.keep, cfg.budget, n0=cfg.n0, rng=rng, **cfg.run_options, **cfg.selector_options)
     top = np.asarray(sel.run(), dtype=np.int64)
     scores = np.asarray(sel.scores(), dtype=np.float64)
     wall = time.perf_counter() - t0

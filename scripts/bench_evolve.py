@@ -1,11 +1,18 @@
 """Where a generation's time goes: hand simulation (engine) against selector and bookkeeping overhead.
 
-For each selector (and ``repeat`` value) this runs the selection step of ``pokerduel evolve`` on a
-random generation-0 population and reports the engine seconds (``LiveOracle.seconds``: deals played),
-the selector wall time, and the overhead share ``(selector wall - engine) / engine``; then the panel
-and reproduction time of one full generation. Usage::
+For each selector (and ``repeat`` or ``lag`` value) this runs the selection step of ``pokerduel evolve``
+on a random generation-0 population and reports the engine seconds (``LiveOracle.seconds``: deals
+played), the selector wall time, and the overhead share ``(selector wall - engine) / engine``. It then
+plays the same deals again, in the same order, on a fresh oracle with no selector (``replay``: the
+hand simulation alone, one thread) and reports ``selector wall / replay - 1`` too: with ``lag > 0`` the
+deals run in a second thread, where the engine time measured inside the oracle can be inflated by the
+two threads sharing the machine, so the replay is the fair peer. Last, the panel and reproduction
+time of one full generation. Usage::
 
     python scripts/bench_evolve.py --population 50 --keep 15 --selectors uniform,pocbam,hybrid --repeat 1,10
+    python scripts/bench_evolve.py --population 50 --keep 15 --budget 2000 --selectors hybrid --lag 0,2 --refit 1,4
+    python scripts/bench_evolve.py --population 50 --keep 15 --budget 2000 --selectors uniform,hybrid --lag 2 \
+        --refit 4 --generations 20      # an evolving population: each generation measured once
 """
 
 from __future__ import annotations
@@ -18,13 +25,27 @@ import numpy as np
 
 from pokerduel.evolve import (
     EvolveConfig,
+    _seq,
     heldout_players,
     initial_population,
     run_panel,
     select,
 )
+from pokerduel.oracles import LiveOracle
 from pokerduel.parallel import SerialBackend
+from pokerduel.players.genomes import ashe_player
 from pokerduel.reproduction import tser
+
+
+def replay_seconds(cfg, genomes, generation, res) -> float:
+    """Wall seconds to play ``res``'s deals again on a fresh oracle, in order, with no selector."""
+    players = [ashe_player(g, cfg.settings) for g in genomes]
+    oracle = LiveOracle(players, _seq(cfg.seed, 1, generation), reset=bool(cfg.reset), hs_samples=cfg.hs_samples)
+    pairs = list(zip(res["trace_i"].tolist(), res["trace_j"].tolist()))
+    t0 = time.perf_counter()
+    for i, j in pairs:
+        oracle.sample(i, j)
+    return time.perf_counter() - t0
 
 
 def main(argv=None):
@@ -34,31 +55,60 @@ def main(argv=None):
     ap.add_argument("--budget", type=int, default=None)
     ap.add_argument("--selectors", default="uniform,pocbam,ml-pocbam,hybrid")
     ap.add_argument("--repeat", default="1")
+    ap.add_argument("--lag", default="0", help="comma-separated lags (each combined with repeat 1 only)")
+    ap.add_argument("--refit", default="1", help="comma-separated refit intervals of ML-POCBAm and the hybrid "
+                                                 "(each combined with every lag)")
+    ap.add_argument("--generation", type=int, default=0, help="the seed's generation index (its decks)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--reps", type=int, default=5, help="timed repetitions of each variant (medians are shown)")
+    ap.add_argument("--generations", type=int, default=1,
+                    help="measure this many generations of an evolving population instead of repeating one")
     ap.add_argument("--json", default=None, help="also write the rows to this JSON file")
     args = ap.parse_args(argv)
     rows = []
     # compile everything once on a tiny problem so the timings below are warm
     warm = EvolveConfig(population=6, keep=3, selector="hybrid", generations=1, panel_deals=4, panel_heldout=1)
     select(warm, initial_population(warm), 0)
+    lags = [int(v) for v in args.lag.split(",")]
     for name in args.selectors.split(","):
-        for rep in (int(r) for r in args.repeat.split(",")):
+        refits = [int(v) for v in args.refit.split(",")] if name in ("ml-pocbam", "hybrid") else [1]
+        variants = [(int(r), 0, 1) for r in args.repeat.split(",")] + [(1, lag, 1) for lag in lags if lag]
+        variants += [(1, lag, r) for lag in lags for r in refits if r > 1]
+        for rep, lag, refit in variants:
             cfg = EvolveConfig(population=args.population, keep=args.keep, selector=name, budget=args.budget,
-                               repeat=rep, seed=args.seed, generations=1)
+                               repeat=rep, lag=lag, refit_every=refit, seed=args.seed, generations=1)
             pop = initial_population(cfg)
-            res = select(cfg, pop, 0)
-            over = res["selector_seconds"] - res["engine_seconds"]
-            row = {"selector": name, "repeat": rep, "K": cfg.population, "k": cfg.keep, "budget": cfg.budget,
-                   "n0": cfg.n0, "decisions": res["decisions"], "engine_s": res["engine_seconds"],
-                   "selector_wall_s": res["selector_seconds"], "overhead_s": over,
-                   "overhead_share": over / res["engine_seconds"],
-                   "us_per_decision": 1e6 * over / max(res["decisions"], 1),
-                   "us_per_deal": 1e6 * res["engine_seconds"] / res["deals_played"]}
+            walls, engines, replays = [], [], []
+            for r in range(max(args.reps, args.generations)):
+                # selection and replay side by side, in alternating order (the machine's speed drifts); with
+                # --generations the population evolves between measurements as in ``pokerduel evolve``
+                g = args.generation + (r if args.generations > 1 else 0)
+                res = select(cfg, pop, g) if r % 2 == 0 else None
+                replays.append(replay_seconds(cfg, pop, g, res or select(cfg, pop, g)))
+                if res is None:
+                    res = select(cfg, pop, g)
+                walls.append(res["selector_seconds"])
+                engines.append(res["engine_seconds"])
+                if args.generations > 1:
+                    rate, sigma = cfg.tser.schedule(g, args.generations)
+                    pop = tser(pop, res["survivors"], res["scores"][res["survivors"]], cfg.population, rate, sigma,
+                               np.random.default_rng(_seq(cfg.seed, 3, g))).genomes
+            walls, engines, replays = np.array(walls), np.array(engines), np.array(replays)
+            share = np.median((walls - engines) / engines)
+            vs_replay = np.median(walls / replays - 1)
+            total = walls.sum() / replays.sum() - 1
+            row = {"selector": name, "repeat": rep, "lag": lag, "refit_every": refit, "K": cfg.population,
+                   "k": cfg.keep, "budget": cfg.budget, "n0": cfg.n0, "decisions": res["decisions"],
+                   "reps": args.reps, "engine_s": engines.tolist(), "selector_wall_s": walls.tolist(),
+                   "replay_s": replays.tolist(), "overhead_share": share, "overhead_vs_replay": vs_replay,
+                   "total_vs_replay": total,
+                   "us_per_deal": 1e6 * float(np.median(engines)) / res["deals_played"]}
             rows.append(row)
-            print(f"{name:10s} repeat {rep:3d}: budget {cfg.budget}, {res['decisions']} decisions, engine "
-                  f"{row['engine_s']:.2f} s ({row['us_per_deal']:.0f} us/deal), selector wall "
-                  f"{row['selector_wall_s']:.2f} s, overhead {100 * row['overhead_share']:.1f}% "
-                  f"({row['us_per_decision']:.0f} us/decision)", flush=True)
+            print(f"{name:10s} repeat {rep:3d} lag {lag} refit {refit}: budget {cfg.budget}, {res['decisions']} "
+                  f"decisions; medians of {len(walls)}: selector wall {np.median(walls):.3f} s, engine inside it "
+                  f"{np.median(engines):.3f} s ({row['us_per_deal']:.0f} us/deal), replay alone "
+                  f"{np.median(replays):.3f} s; overhead (wall - engine) / engine {100 * share:.1f}%, "
+                  f"wall / replay - 1 {100 * vs_replay:.1f}% (all together {100 * total:.1f}%)", flush=True)
     cfg = EvolveConfig(population=args.population, keep=args.keep, selector="uniform", generations=1, seed=args.seed)
     pop = initial_population(cfg)
     t0 = time.perf_counter()

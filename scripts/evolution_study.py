@@ -9,7 +9,9 @@ final champions (each run's last selector top choice):
 - head-to-head: a duplicate match of ``--h2h-deals`` deals between every two champions of different
   selectors.
 
-Runs (one per selector and seed) and the final matches are tasks on the backend (multiprocess locally,
+The selectors are the papers' methods exactly (``--lag 0 --refit-every 1``, where ``pokerduel evolve``
+defaults to a lag and a refit interval for speed). Runs (one per selector and seed) and the final
+matches are tasks on the backend (multiprocess locally,
 Dask on a cluster); each run is checkpointed in ``OUT_DIR`` and resumed when the script is rerun.
 Writes ``OUT_DIR/study.h5`` (self-describing), and ``--md``/``--png`` (docs/results).
 
@@ -40,6 +42,7 @@ from pokerduel import __version__
 from pokerduel.evolve import EvolveConfig, run_evolution
 from pokerduel.parallel import get_backend
 from pokerduel.populations import new_population
+from pokerduel.selectors import SELECTORS, MLPOCBAm
 from pokerduel.storage import atomic_h5, stamp
 
 LABEL = {"uniform": "uniform", "pocbam": "POCBAm", "ml-pocbam": "ML-POCBAm", "hybrid": "hybrid ML-POCBAm",
@@ -90,6 +93,9 @@ def main(argv=None):
     ap.add_argument("--generations", type=int, default=100)
     ap.add_argument("--budget", type=int, default=None, help="samples per generation (default: 3 per pair)")
     ap.add_argument("--selectors", default="uniform,pocbam,hybrid")
+    ap.add_argument("--lag", type=int, default=0, help="selector lag (default 0: the papers' methods exactly, "
+                                                       "unlike pokerduel evolve's default)")
+    ap.add_argument("--refit-every", type=int, default=1, help="ML-POCBAm/hybrid decisions per refit (default 1)")
     ap.add_argument("--seeds", default="1-5")
     ap.add_argument("--panel-deals", type=int, default=100, help="per-generation panel deals per opponent")
     ap.add_argument("--final-deals", type=int, default=2000, help="final common-panel deals per opponent")
@@ -111,7 +117,9 @@ def main(argv=None):
     out_dir = Path(args.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     configs = {(s, seed): EvolveConfig(population=K, keep=args.keep, generations=args.generations, selector=s,
-                                       budget=budget, seed=seed, panel_deals=args.panel_deals)
+                                       budget=budget, seed=seed, panel_deals=args.panel_deals,
+                                       lag=args.lag if SELECTORS[s].supports_lag else 0,
+                                       refit_every=args.refit_every if issubclass(SELECTORS[s], MLPOCBAm) else 1)
                for s in selectors for seed in seeds}
     tasks = [{"config": c.to_dict(), "path": str(out_dir / f"{s}-seed{seed}.h5")} for (s, seed), c in configs.items()]
     t_start = time.perf_counter()

@@ -16,6 +16,8 @@ from click.testing import CliRunner
 
 from pokerduel.cli import main
 from pokerduel.evolve import (
+    DEFAULT_LAG,
+    DEFAULT_REFIT,
     ConfigMismatch,
     EvolveConfig,
     heldout_players,
@@ -110,16 +112,24 @@ def test_tser_tiers_elites_and_children():
 @pytest.mark.parametrize("kw, match", [
     (dict(keep=6), "keep"), (dict(selector="nope"), "unknown selector"), (dict(budget=10), "warm-up"),
     (dict(n0=0), "n0"), (dict(panel_bots=("gto",)), "panel bot"), (dict(selector_options={"bogus": 1}), "no option"),
-    (dict(population=2), "population"), (dict(repeat=0), "repeat"),
+    (dict(population=2), "population"), (dict(repeat=0), "repeat"), (dict(lag=-1), "lag"),
+    (dict(selector="select-top", lag=2), "select-top does not take lag > 0"),
+    (dict(lag=2, repeat=3), "lag or repeat"), (dict(selector_options={"lag": 2}), "may not set"),
+    (dict(refit_every=0), "refit_every"), (dict(selector="pocbam", refit_every=2), "refit_every applies to"),
 ])
 def test_bad_config_is_a_value_error(kw, match):
     with pytest.raises(ValueError, match=match):
         tiny(**kw)
 
 
-def test_default_budget_and_n0():
+def test_default_budget_n0_lag_and_refit():
     cfg = tiny()
     assert cfg.n0 == 2 and cfg.budget == 3 * 15
+    assert (cfg.lag, cfg.refit_every) == (DEFAULT_LAG, DEFAULT_REFIT) and DEFAULT_LAG > 0 and DEFAULT_REFIT > 1
+    assert cfg.run_options == {"lag": DEFAULT_LAG, "refit_every": DEFAULT_REFIT}
+    assert (tiny(selector="pocbam").lag, tiny(selector="pocbam").refit_every) == (DEFAULT_LAG, 1)
+    assert (tiny(selector="select-top").lag, tiny(selector="select-top").refit_every) == (0, 1)
+    assert tiny(repeat=3).lag == 0 and tiny(lag=0, refit_every=1).run_options == {}
     u = tiny(selector="uniform")
     assert u.n0 == 1 and u.budget == 2 * 15
     # a budget below the warm-up plus one sample per pair: one warm-up sample per pair
@@ -140,7 +150,7 @@ def test_survivors_are_the_selectors_top_k_with_the_budget_used_exactly(name):
     # the same selector on an independently built oracle with the documented seeds
     players = [ashe_player(g, cfg.settings) for g in pop]
     oracle = LiveOracle(players, np.random.SeedSequence(cfg.seed, spawn_key=(1, 2)))
-    sel = make_selector(name, oracle, cfg.keep, 60, n0=cfg.n0,
+    sel = make_selector(name, oracle, cfg.keep, 60, n0=cfg.n0, **cfg.run_options,
                         rng=np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(2, 2))))
     assert sel.run().tolist() == res["survivors"].tolist()
     assert np.array_equal(sel.trace.x.astype(np.float32), res["trace_x"])
@@ -168,6 +178,33 @@ def test_repeated_run_takes_the_same_samples_as_stepping(name):
     assert np.array_equal(sels[0].n, sels[1].n) and np.allclose(sels[0].m2, sels[1].m2, rtol=1e-12)
     if name == "hybrid":
         assert np.array_equal(sels[0].ii_trace, sels[1].ii_trace, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", ["uniform", "hybrid"])
+def test_lagged_selection_plays_the_engine_in_a_thread_and_equals_stepping(name):
+    """With ``lag`` the live poker oracle plays in a second thread; the result equals stepping the same
+    lagged selector, and lag 0 is the paper's method (same warm-up, then other decisions)."""
+    cfg = tiny(selector=name, budget=60, lag=3)
+    pop = initial_population(cfg)
+    res = select(cfg, pop, 2)
+    players = [ashe_player(g, cfg.settings) for g in pop]
+    oracle = LiveOracle(players, np.random.SeedSequence(cfg.seed, spawn_key=(1, 2)))
+    sel = make_selector(name, oracle, cfg.keep, 60, n0=cfg.n0, **cfg.run_options,
+                        rng=np.random.default_rng(np.random.SeedSequence(cfg.seed, spawn_key=(2, 2))))
+    while not sel.is_finished():
+        sel.step()
+    assert sel.top_k().tolist() == res["survivors"].tolist()
+    assert np.array_equal(sel.trace.x.astype(np.float32), res["trace_x"])
+    assert res["samples_used"] == 60 and res["decisions"] == 60 - cfg.n0 * 15
+    plain = select(tiny(selector=name, budget=60, lag=0, refit_every=1), pop, 2)
+    assert np.array_equal(plain["trace_x"][:cfg.n0 * 15], res["trace_x"][:cfg.n0 * 15])
+
+
+def test_run_files_from_before_the_lag_and_refit_options_read_as_the_papers_method():
+    d = tiny().to_dict()
+    assert d["lag"] == DEFAULT_LAG and d["refit_every"] == DEFAULT_REFIT
+    del d["lag"], d["refit_every"]
+    assert EvolveConfig.from_dict(d) == tiny(lag=0, refit_every=1)
 
 
 def test_repeat_samples_the_decided_pair_repeatedly():
@@ -248,6 +285,9 @@ def test_cli_usage_errors_exit_2(tmp_path):
     assert r.exit_code == 2 and "1225" in r.output
     r = CliRunner().invoke(main, ["evolve", "--population", "6", "--keep", "6", "--out", str(tmp_path / "x.h5")])
     assert r.exit_code == 2 and "keep" in r.output
+    r = CliRunner().invoke(main, ["evolve", "--population", "6", "--keep", "3", "--selector", "select-top", "--lag",
+                                  "2", "--out", str(tmp_path / "x.h5")])
+    assert r.exit_code == 2 and "select-top does not take lag > 0" in r.output
 
 
 def test_the_issue_example_runs_from_one_warmup_sample_per_pair(tmp_path):

@@ -57,6 +57,13 @@ def _parse_options(pairs):
                    "0 select-top/AR].")
 @click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True,
               help="Consecutive samples of the pair each selector decision picks (fewer model fits).")
+@click.option("--lag", type=click.IntRange(min=0), default=None,
+              help="Samples still pending at a selector decision: deals play in a second thread while the "
+                   "selector decides (uniform, pocbam, ml-pocbam, hybrid)  [default: 4 for them, 0 otherwise; "
+                   "0 is the paper's method].")
+@click.option("--refit-every", type=click.IntRange(min=1), default=None,
+              help="ML-POCBAm and hybrid decisions per refit of the Thurstone model  [default: 8 for them; "
+                   "1 is the paper's method].")
 @click.option("--selector-option", "selector_options", multiple=True, metavar="NAME=VALUE",
               help="Extra selector option, e.g. threshold=0.17 (repeatable).")
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
@@ -88,8 +95,8 @@ def _parse_options(pairs):
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes  [default: all cores].")
 @click.option("--scheduler", default=None, help="Dask scheduler address tcp://HOST:PORT.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
-def evolve(population, generations, keep, selector, budget, n0, repeat, selector_options, seed, hidden, prt_capacity,
-           reset, rate_start, rate_end, sigma_start, sigma_end, init_range, hs_samples, panel_bots, panel_deals,
+def evolve(population, generations, keep, selector, budget, n0, repeat, lag, refit_every, selector_options, seed, hidden,
+           prt_capacity, reset, rate_start, rate_end, sigma_start, sigma_end, init_range, hs_samples, panel_bots, panel_deals,
            panel_heldout, out, resume, overwrite, backend, workers, scheduler, as_json):
     """Evolve ASHE players: each generation a top-k selector picks the survivors, TSER makes the rest.
 
@@ -102,7 +109,7 @@ def evolve(population, generations, keep, selector, budget, n0, repeat, selector
     try:
         cfg = ev.config_from_options(
             population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
-            repeat=repeat, selector_options=_parse_options(selector_options), seed=seed, hidden=hidden,
+            repeat=repeat, lag=lag, refit_every=refit_every, selector_options=_parse_options(selector_options), seed=seed, hidden=hidden,
             prt_capacity=prt_capacity, reset=reset, panel_deals=panel_deals, panel_heldout=panel_heldout,
             init_low=init_range[0], init_high=init_range[1],
             panel_bots=tuple(b for b in panel_bots.split(",") if b),
