@@ -13,6 +13,7 @@ time of one full generation. Usage::
     python scripts/bench_evolve.py --population 50 --keep 15 --budget 2000 --selectors hybrid --lag 0,2 --refit 1,4
     python scripts/bench_evolve.py --population 50 --keep 15 --budget 2000 --selectors uniform,hybrid --lag 2 \
         --refit 4 --generations 20      # an evolving population: each generation measured once
+    python scripts/bench_evolve.py --run-file runs/run1.h5 --wall 160.3   # a finished serial run
 """
 
 from __future__ import annotations
@@ -48,6 +49,22 @@ def replay_seconds(cfg, genomes, generation, res) -> float:
     return time.perf_counter() - t0
 
 
+def run_file_overhead(path, wall):
+    """Everything a serial run spent beyond hand simulation (selection deals and panel matches)."""
+    from pokerduel.evolve import TIMING_NAMES, load_run
+
+    run = load_run(path)
+    t = dict(zip(TIMING_NAMES, run.records["timing"].T))
+    sim = t["engine"].sum() + t["panel"].sum()
+    print(f"{path}: {run.completed} generations, {run.config.selector} (lag {run.config.lag}, refit every "
+          f"{run.config.refit_every}); hand simulation {sim:.1f} s (selection deals {t['engine'].sum():.1f} s, panel "
+          f"{t['panel'].sum():.1f} s); selector beyond its deals {t['selector'].sum() - t['engine'].sum():.1f} s "
+          f"({100 * (t['selector'].sum() / t['engine'].sum() - 1):.1f}% of their time)")
+    if wall:
+        print(f"run wall {wall:.1f} s: {100 * (wall / sim - 1):.1f}% beyond hand simulation (selector, TSER, "
+              f"checkpoints, start-up and the Python in between)")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--population", type=int, default=50)
@@ -64,7 +81,12 @@ def main(argv=None):
     ap.add_argument("--generations", type=int, default=1,
                     help="measure this many generations of an evolving population instead of repeating one")
     ap.add_argument("--json", default=None, help="also write the rows to this JSON file")
+    ap.add_argument("--run-file", default=None,
+                    help="instead: the overhead of a finished run of the serial backend, from its file and --wall")
+    ap.add_argument("--wall", type=float, default=None, help="the run's wall seconds (pokerduel evolve --json)")
     args = ap.parse_args(argv)
+    if args.run_file:
+        return run_file_overhead(args.run_file, args.wall)
     rows = []
     # compile everything once on a tiny problem so the timings below are warm
     warm = EvolveConfig(population=6, keep=3, selector="hybrid", generations=1, panel_deals=4, panel_heldout=1)

@@ -129,6 +129,7 @@ def test_default_budget_n0_lag_and_refit():
     assert cfg.run_options == {"lag": DEFAULT_LAG, "refit_every": DEFAULT_REFIT}
     assert (tiny(selector="pocbam").lag, tiny(selector="pocbam").refit_every) == (DEFAULT_LAG, 1)
     assert (tiny(selector="select-top").lag, tiny(selector="select-top").refit_every) == (0, 1)
+    assert tiny(selector="uniform").lag == 0 and tiny(selector="uniform", lag=3).lag == 3
     assert tiny(repeat=3).lag == 0 and tiny(lag=0, refit_every=1).run_options == {}
     u = tiny(selector="uniform")
     assert u.n0 == 1 and u.budget == 2 * 15
@@ -260,6 +261,28 @@ def test_run_resume_equals_uninterrupted_and_panel_is_independent(tmp_path):
     # overwrite replaces another config
     other = run_evolution(tiny(seed=9, generations=1), part, overwrite=True).run
     assert other.config.seed == 9 and other.completed == 1
+
+
+def test_a_failed_checkpoint_stops_the_run_and_keeps_the_last_good_file(tmp_path, monkeypatch):
+    """Checkpoints are written in a writer thread; a failure there reaches the caller, and the file holds
+    the generations written before it."""
+    import pokerduel.evolve as ev
+
+    real, calls = ev._write, [0]
+
+    def flaky(path, run, rng_state):
+        calls[0] += 1
+        if calls[0] == 2:
+            raise OSError("disk full")
+        real(path, run, rng_state)
+
+    monkeypatch.setattr(ev, "_write", flaky)
+    with pytest.raises(OSError, match="disk full"):
+        run_evolution(tiny(), tmp_path / "r.h5")
+    assert load_run(tmp_path / "r.h5").completed == 1
+    monkeypatch.setattr(ev, "_write", real)
+    rep = run_evolution(tiny(), tmp_path / "r.h5", resume=True)
+    _records_equal(rep.run, run_evolution(tiny(), tmp_path / "full.h5").run)
 
 
 def test_a_parallel_backend_gives_the_same_run(tmp_path):
