@@ -53,6 +53,7 @@ import numpy as np
 from . import __version__
 from .players.genomes import AsheSettings, ashe_player
 from .players.hand_strength import DEFAULT_SAMPLES
+from .oracles import MemoryPool
 from .populations import new_population
 from .reproduction import TserParams, tser
 from .selectors import SELECTORS, MLPOCBAm, check_lag
@@ -326,13 +327,17 @@ def repeating(cls, repeat: int):
     return Repeating
 
 
-def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int) -> dict:
-    """Run the selector on ``genomes`` for ``generation``; the survivors, champion, trace and timings."""
+def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=None) -> dict:
+    """Run the selector on ``genomes`` for ``generation``; the survivors, champion, trace and timings.
+
+    ``memory_pool`` (``oracles.MemoryPool``): where the matches' memories come from and go back to
+    (a run passes one pool to every generation; the results do not depend on it)."""
     from .oracles import LiveOracle
 
     settings = cfg.settings
     players = [ashe_player(g, settings, name=f"g{generation}:{i}") for i, g in enumerate(genomes)]
-    oracle = LiveOracle(players, _seq(cfg.seed, 1, generation), reset=bool(cfg.reset), hs_samples=cfg.hs_samples)
+    oracle = LiveOracle(players, _seq(cfg.seed, 1, generation), reset=bool(cfg.reset), hs_samples=cfg.hs_samples,
+                        memory_pool=memory_pool)
     cls = repeating(SELECTORS[cfg.selector], cfg.repeat)
     rng = np.random.default_rng(_seq(cfg.seed, 2, generation))
     t0 = time.perf_counter()
@@ -340,6 +345,7 @@ def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int) -> dict:
     top = np.asarray(sel.run(), dtype=np.int64)
     scores = np.asarray(sel.scores(), dtype=np.float64)
     wall = time.perf_counter() - t0
+    oracle.release()
     tr = sel.trace
     B = cfg.budget
     ii = np.full(B, np.nan, np.float32)
@@ -582,13 +588,14 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
     # is done. With the serial backend everything runs in turn.
     overlap = backend.name != "serial"
     pool = ThreadPoolExecutor(1) if overlap else None
+    memories = MemoryPool()  # the generations' match memories, reused (fresh ones cost ~0.3 s a generation)
     current, pending, selected = run.population, None, 0
     try:
         for g in range(start, cfg.generations):
             if stop_after is not None and selected >= stop_after:
                 break
             t0 = time.perf_counter()
-            res = select(cfg, current, g)
+            res = select(cfg, current, g, memories)
             champion = current[res["survivors"][0]].copy()
             # the first panel of this call runs in this thread, so that a process pool forks its workers
             # from the main thread (forking while another thread holds a lock can deadlock the child)

@@ -32,21 +32,28 @@ from pokerduel.evolve import (
     run_panel,
     select,
 )
-from pokerduel.oracles import LiveOracle
+from pokerduel.oracles import LiveOracle, MemoryPool
 from pokerduel.parallel import SerialBackend
 from pokerduel.players.genomes import ashe_player
 from pokerduel.reproduction import tser
 
 
+#: match memories reused by every selection and replay here, as ``run_evolution`` reuses them
+POOL = MemoryPool()
+
+
 def replay_seconds(cfg, genomes, generation, res) -> float:
     """Wall seconds to play ``res``'s deals again on a fresh oracle, in order, with no selector."""
     players = [ashe_player(g, cfg.settings) for g in genomes]
-    oracle = LiveOracle(players, _seq(cfg.seed, 1, generation), reset=bool(cfg.reset), hs_samples=cfg.hs_samples)
+    oracle = LiveOracle(players, _seq(cfg.seed, 1, generation), reset=bool(cfg.reset), hs_samples=cfg.hs_samples,
+                        memory_pool=POOL)
     pairs = list(zip(res["trace_i"].tolist(), res["trace_j"].tolist()))
     t0 = time.perf_counter()
     for i, j in pairs:
         oracle.sample(i, j)
-    return time.perf_counter() - t0
+    wall = time.perf_counter() - t0
+    oracle.release()
+    return wall
 
 
 def run_file_overhead(path, wall):
@@ -91,6 +98,9 @@ def main(argv=None):
     # compile everything once on a tiny problem so the timings below are warm
     warm = EvolveConfig(population=6, keep=3, selector="hybrid", generations=1, panel_deals=4, panel_heldout=1)
     select(warm, initial_population(warm), 0)
+    fill = EvolveConfig(population=args.population, keep=args.keep, selector="uniform", budget=args.budget,
+                        generations=1, seed=args.seed + 1)
+    select(fill, initial_population(fill), 0, POOL)   # every measurement below reuses memories, as a run does
     lags = [int(v) for v in args.lag.split(",")]
     for name in args.selectors.split(","):
         refits = [int(v) for v in args.refit.split(",")] if name in ("ml-pocbam", "hybrid") else [1]
@@ -105,10 +115,10 @@ def main(argv=None):
                 # selection and replay side by side, in alternating order (the machine's speed drifts); with
                 # --generations the population evolves between measurements as in ``pokerduel evolve``
                 g = args.generation + (r if args.generations > 1 else 0)
-                res = select(cfg, pop, g) if r % 2 == 0 else None
-                replays.append(replay_seconds(cfg, pop, g, res or select(cfg, pop, g)))
+                res = select(cfg, pop, g, POOL) if r % 2 == 0 else None
+                replays.append(replay_seconds(cfg, pop, g, res or select(cfg, pop, g, POOL)))
                 if res is None:
-                    res = select(cfg, pop, g)
+                    res = select(cfg, pop, g, POOL)
                 walls.append(res["selector_seconds"])
                 engines.append(res["engine_seconds"])
                 if args.generations > 1:

@@ -10,7 +10,7 @@ import pytest
 
 from pokerduel.ground_truth import load_ground_truth
 from pokerduel.matches import play_duplicate
-from pokerduel.oracles import LiveOracle, ReplayOracle, pair_seed
+from pokerduel.oracles import LiveOracle, MemoryPool, ReplayOracle, pair_seed
 from pokerduel.selectors import make_selector
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "ground_truth_10x10_seed1.h5"
@@ -69,6 +69,30 @@ def test_rewind_replays_without_playing_again(players):
     np.testing.assert_array_equal(o.sample_many(2, 3, 6), first)
     assert o.deals_played.sum() == played == 8  # two look-ahead calls of 4 deals, none after the rewind
     assert o.used(3, 2) == 6
+
+
+def test_reused_memories_give_the_samples_of_fresh_ones():
+    """Memories from a pool, dirty from another generation's matches, are reset before each match: the
+    samples equal those of fresh memories (ASHE players, whose PRTs and LSTMs fill their memories)."""
+    from pokerduel.players.genomes import AsheSettings, ashe_player
+    from pokerduel.populations import new_population
+
+    settings = AsheSettings(prt_capacity=256)
+    pops = [[ashe_player(g, settings) for g in new_population(4, seed, settings).genomes] for seed in (1, 2)]
+    pairs = [(0, 1), (2, 3), (0, 3), (1, 2), (0, 1), (1, 3), (0, 2), (0, 1)] * 3
+    pool = MemoryPool()
+    for gen, players in enumerate(pops):
+        pooled = LiveOracle(players, 7 + gen, memory_pool=pool)
+        fresh = LiveOracle(players, 7 + gen)
+        assert [pooled.sample(i, j) for i, j in pairs] == [fresh.sample(i, j) for i, j in pairs]
+        pooled.release()
+        assert len(pool) == 2 * 6           # both players' memories of the 6 pairs are spare again
+        with pytest.raises(RuntimeError, match="released"):
+            pooled.sample(0, 1)
+        pooled.rewind()
+        assert pooled.sample(0, 1) == fresh.pair_samples(0, 1, 1)[0]   # played samples stay readable
+    with pytest.raises(ValueError, match="memory_pool must be a MemoryPool"):
+        LiveOracle(pops[0], 0, memory_pool=[])
 
 
 def test_live_oracle_validates(players):
