@@ -115,20 +115,25 @@ def test_replication_uses_the_same_instance_for_every_problem_and_method():
     assert not np.array_equal(a.gamma, other.gamma)
 
 
+def _direct_rates(spec, method, budgets, reps, seed, **options):
+    """Success rates of ``method`` by running its Python selector on each replication's problem (K 6, k 2)."""
+    from pokerduel.selectors.studies import replication_seeds
+
+    hits = np.zeros(len(budgets))
+    for r in range(reps):
+        inst, noise, sel = replication_seeds(seed, r)
+        for c, b in enumerate(budgets):
+            o = make_problem(spec, 6, np.random.default_rng(inst), np.random.default_rng(noise))
+            s = make_selector(method, o, 2, b, rng=np.random.default_rng(sel), **options)
+            hits[c] += set(s.run().tolist()) == set(o.true_top_k(2).tolist())
+    return hits / reps
+
+
 def test_success_rates_agree_with_a_direct_computation():
     cfg = _config(methods=("uniform",), problems=("thurstone",), budgets=(45, 150), replications=200, seed=11)
     res = run_study(cfg, workers=1)
-    from pokerduel.selectors.studies import replication_seeds
-
-    hits = np.zeros(2)
-    for r in range(200):
-        inst, noise, sel = replication_seeds(11, r)
-        for c, b in enumerate((45, 150)):
-            o = make_problem("thurstone", 6, np.random.default_rng(inst), np.random.default_rng(noise))
-            s = make_selector("uniform", o, 2, b, rng=np.random.default_rng(sel))
-            hits[c] += set(s.run().tolist()) == set(o.true_top_k(2).tolist())
     b, rate, lo, hi = res.rate("thurstone", "uniform")
-    np.testing.assert_allclose(rate, hits / 200)
+    np.testing.assert_allclose(rate, _direct_rates("thurstone", "uniform", (45, 150), 200, 11))
     assert np.all((lo <= rate) & (rate <= hi))
 
 
@@ -139,16 +144,8 @@ def test_options_without_a_compiled_counterpart_run_the_python_selector(options)
     cfg = _config(methods=("ml-pocbam",), problems=("perturbed:0.4",), budgets=(20, 45), replications=6, seed=5,
                   options={"ml-pocbam": {"n0": 1, **options}})
     res = run_study(cfg, workers=1)
-    from pokerduel.selectors.studies import replication_seeds
-
-    hits = np.zeros(2)
-    for r in range(6):
-        inst, noise, sel = replication_seeds(5, r)
-        for c, b in enumerate((20, 45)):
-            o = make_problem("perturbed:0.4", 6, np.random.default_rng(inst), np.random.default_rng(noise))
-            s = make_selector("ml-pocbam", o, 2, b, n0=1, rng=np.random.default_rng(sel), **options)
-            hits[c] += set(s.run().tolist()) == set(o.true_top_k(2).tolist())
-    np.testing.assert_allclose(res.rate("perturbed:0.4", "ml-pocbam")[1], hits / 6)
+    np.testing.assert_allclose(res.rate("perturbed:0.4", "ml-pocbam")[1],
+                               _direct_rates("perturbed:0.4", "ml-pocbam", (20, 45), 6, 5, n0=1, **options))
     from pokerduel.selectors.studies import _fast_params
 
     o = make_problem("perturbed:0.4", 6, np.random.default_rng(0), np.random.default_rng(1))
