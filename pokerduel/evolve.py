@@ -51,9 +51,9 @@ from typing import Callable
 import numpy as np
 
 from . import __version__
+from .oracles import MemoryPool
 from .players.genomes import AsheSettings, ashe_player
 from .players.hand_strength import DEFAULT_SAMPLES
-from .oracles import MemoryPool
 from .populations import new_population
 from .reproduction import TserParams, tser
 from .selectors import SELECTORS, MLPOCBAm, check_lag
@@ -119,8 +119,8 @@ class EvolveConfig:
     """Everything that determines a run (its identity in the run file). See ``docs/evolve.md``.
 
     ``budget=None`` means the warm-up plus one sample per pair on average
-    (``(n0 + 1) * K (K - 1) / 2``). ``n0=None`` means ``default_n0(selector, population, budget)``. ``repeat`` is the number
-    of consecutive samples of the pair a selector decision picks (1: the paper's methods; more divides
+    (``(n0 + 1) * K (K - 1) / 2``). ``n0=None`` means ``default_n0(selector, population, budget)``.
+    ``repeat`` is the number of consecutive samples of the pair a selector decision picks (1: the paper's methods; more divides
     the model fits by ``repeat``, see ``docs/evolve.md`` on overhead). ``lag`` (``Selector.lag``; None:
     ``DEFAULT_LAG`` for POCBAm, ML-POCBAm and the hybrid when ``repeat`` is 1, else 0) and ``refit_every`` (ML-POCBAm
     and the hybrid; None: ``DEFAULT_REFIT`` for them, else 1) trade exactness to the paper's sequential

@@ -37,7 +37,6 @@ from pokerduel.parallel import SerialBackend
 from pokerduel.players.genomes import ashe_player
 from pokerduel.reproduction import tser
 
-
 #: match memories reused by every selection and replay here, as ``run_evolution`` reuses them
 POOL = MemoryPool()
 

@@ -2,14 +2,16 @@
 
 ``--repeat m`` makes each selector decision sample its pair m times, dividing the decision overhead by m;
 ``--lag L`` makes each decision with the L most recent samples still pending, so that deals play while
-the selector decides; ``--refit-every r`` refits ML-POCBAm's model at every r-th decision only. This script measures what each does to the answer on the synthetic problems of
-the core paper at the size of an evolving population: K = 50 players, top k = 15, a budget of 2,000
-samples from one warm-up sample per pair (1,225), the rest adaptive. For each method and variant it
+the selector decides; ``--refit-every r`` refits ML-POCBAm's model at every r-th decision only. This
+script measures what each does to the answer on the synthetic problems of the core paper at the size of
+an evolving population: K = 50 players, top k = 15, a budget of 2,000 samples from one warm-up sample
+per pair (1,225), the rest adaptive. For each method and variant it
 reports the mean overlap of the selected top-k with the true top-k over ``--reps`` seeded instances,
 the paired difference from uniform allocation and the paired difference from the same method with
 one sample per decision and no lag, on the same instances and noise. Usage::
 
-    python scripts/evolve_repeat_tradeoff.py --reps 150
+    python scripts/evolve_repeat_tradeoff.py --reps 300
+    python scripts/evolve_repeat_tradeoff.py --reps 300 --problems perturbed:0.3 --runs uniform:1:0:1,hybrid:1:4:8
 """
 
 from __future__ import annotations

@@ -94,7 +94,8 @@ def test_decision_t_sees_the_samples_before_t_minus_lag_and_counts_the_pending(n
 
 
 def test_uniform_allocation_does_not_depend_on_the_lag():
-    traces = [make_selector("uniform", _oracle(6), 2, 70, n0=1, lag=lag, rng=np.random.default_rng(0)) for lag in (0, 5)]
+    traces = [make_selector("uniform", _oracle(6), 2, 70, n0=1, lag=lag, rng=np.random.default_rng(0))
+              for lag in (0, 5)]
     for s in traces:
         s.run()
     assert np.array_equal(traces[0].trace.i, traces[1].trace.i)

@@ -95,9 +95,9 @@ def _parse_options(pairs):
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes  [default: all cores].")
 @click.option("--scheduler", default=None, help="Dask scheduler address tcp://HOST:PORT.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
-def evolve(population, generations, keep, selector, budget, n0, repeat, lag, refit_every, selector_options, seed, hidden,
-           prt_capacity, reset, rate_start, rate_end, sigma_start, sigma_end, init_range, hs_samples, panel_bots, panel_deals,
-           panel_heldout, out, resume, overwrite, backend, workers, scheduler, as_json):
+def evolve(population, generations, keep, selector, budget, n0, repeat, lag, refit_every, selector_options, seed,
+           hidden, prt_capacity, reset, rate_start, rate_end, sigma_start, sigma_end, init_range, hs_samples,
+           panel_bots, panel_deals, panel_heldout, out, resume, overwrite, backend, workers, scheduler, as_json):
     """Evolve ASHE players: each generation a top-k selector picks the survivors, TSER makes the rest.
 
     Every generation is checkpointed atomically to OUT; after an interruption, the same command with
@@ -109,7 +109,8 @@ def evolve(population, generations, keep, selector, budget, n0, repeat, lag, ref
     try:
         cfg = ev.config_from_options(
             population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
-            repeat=repeat, lag=lag, refit_every=refit_every, selector_options=_parse_options(selector_options), seed=seed, hidden=hidden,
+            repeat=repeat, lag=lag, refit_every=refit_every, selector_options=_parse_options(selector_options),
+            seed=seed, hidden=hidden,
             prt_capacity=prt_capacity, reset=reset, panel_deals=panel_deals, panel_heldout=panel_heldout,
             init_low=init_range[0], init_high=init_range[1],
             panel_bots=tuple(b for b in panel_bots.split(",") if b),
