@@ -120,12 +120,13 @@ class EvolveConfig:
 
     ``budget=None`` means the warm-up plus one sample per pair on average
     (``(n0 + 1) * K (K - 1) / 2``). ``n0=None`` means ``default_n0(selector, population, budget)``.
-    ``repeat`` is the number of consecutive samples of the pair a selector decision picks (1: the paper's methods; more divides
-    the model fits by ``repeat``, see ``docs/evolve.md`` on overhead). ``lag`` (``Selector.lag``; None:
-    ``DEFAULT_LAG`` for POCBAm, ML-POCBAm and the hybrid when ``repeat`` is 1, else 0) and ``refit_every`` (ML-POCBAm
-    and the hybrid; None: ``DEFAULT_REFIT`` for them, else 1) trade exactness to the paper's sequential
-    method for speed; ``lag=0, refit_every=1`` is the paper's method. ``prt_capacity`` defaults to 1024
-    nodes (a generation's matches are a few deals per pair; the panel's 250-deal matches fit too).
+    ``repeat`` is the number of consecutive samples of the pair a selector decision picks (1: the paper's
+    methods; more divides the model fits by ``repeat``, see ``docs/evolve.md`` on overhead). ``lag``
+    (``Selector.lag``; None: ``DEFAULT_LAG`` for POCBAm, ML-POCBAm and the hybrid when ``repeat`` is 1,
+    else 0) and ``refit_every`` (ML-POCBAm and the hybrid; None: ``DEFAULT_REFIT`` for them, else 1)
+    trade exactness to the paper's sequential methods for speed; ``lag=0, refit_every=1`` are the
+    paper's methods. ``prt_capacity`` defaults to 1024 nodes (a generation's matches are a few deals per
+    pair; the panel's 250-deal matches fit too).
     ``reset``: every deal with fresh memories instead of a continuing match per pair.
     """
 
