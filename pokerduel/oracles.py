@@ -70,12 +70,12 @@ class MemoryPool:
         self._free: dict = {}
 
     def take(self, player) -> tuple[np.ndarray, np.ndarray]:
-        """A memory for ``player``: a spare one of the same shapes, else a new one."""
-        spare = self._free.get((player.n_imem, player.n_fmem))
+        """A memory for ``player``: a spare one of the shapes ``player.new_memory()`` makes, else a new one."""
+        spare = self._free.get((max(player.n_imem, 1), max(player.n_fmem, 1)))
         return spare.pop() if spare else player.new_memory()
 
-    def give(self, player, imem: np.ndarray, fmem: np.ndarray) -> None:
-        self._free.setdefault((player.n_imem, player.n_fmem), []).append((imem, fmem))
+    def give(self, imem: np.ndarray, fmem: np.ndarray) -> None:
+        self._free.setdefault((imem.shape[1], fmem.shape[1]), []).append((imem, fmem))
 
     def __len__(self) -> int:
         return sum(len(v) for v in self._free.values())
@@ -230,14 +230,14 @@ class LiveOracle(_Cached):
         """End the matches: give the pairs' memories back to the pool. Samples already played can still be
         read (``rewind``); playing new deals is an error."""
         self._released = True
-        for p, mem in enumerate(self._memory):
-            if mem is not None:
-                if self.memory_pool is not None:
-                    a, b = self.players[int(self._pi[p])], self.players[int(self._pj[p])]
-                    self.memory_pool.give(a, mem[0], mem[1])
-                    self.memory_pool.give(b, mem[2], mem[3])
-                self._memory[p] = None
-                self._keys[p] = None
+        pool = self.memory_pool
+        if pool is not None:
+            for mem in self._memory:
+                if mem is not None:
+                    pool.give(mem[0], mem[1])
+                    pool.give(mem[2], mem[3])
+        self._memory = [None] * len(self._memory)
+        self._keys = [None] * len(self._keys)
 
     def deal_cost(self) -> np.ndarray:
         """Mean engine seconds per deal of each pair played so far (NaN for pairs not played)."""
