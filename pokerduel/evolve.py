@@ -51,7 +51,7 @@ from typing import Callable
 import numpy as np
 
 from . import __version__
-from .oracles import MemoryPool
+from .oracles import LiveOracle, MemoryPool
 from .players.genomes import AsheSettings, ashe_player
 from .players.hand_strength import DEFAULT_SAMPLES
 from .populations import new_population
@@ -63,11 +63,12 @@ from .storage import atomic_h5, open_checked, plain_attrs, stamp
 FORMAT, FORMAT_VERSION = "pokerduel.evolution", 1
 PANEL_BOTS = ("scared-limper", "calling-machine", "hothead-maniac", "candid-statistician", "random")
 TIMING_NAMES = ("generation", "selector", "engine", "panel", "reproduction")
+#: the methods with score posteriors (POCBAm, ML-POCBAm, hybrid): a variance per pair, costly decisions
+POSTERIOR_METHODS = ("pocbam", "ml-pocbam", "hybrid")
 #: samples per pair of the warm-up when none is given: the least each selector accepts (uniform one, PBR two,
 #: SELECT/TOP and AR none), except that POCBAm, ML-POCBAm and the hybrid take two (a sample variance for
 #: every pair) when the budget leaves at least one sample per pair after them (``default_n0``)
-DEFAULT_N0 = {name: max(int(cls.min_n0), 2 if name in ("pocbam", "ml-pocbam", "hybrid") else 0)
-              for name, cls in SELECTORS.items()}
+DEFAULT_N0 = {name: max(int(cls.min_n0), 2 if name in POSTERIOR_METHODS else 0) for name, cls in SELECTORS.items()}
 
 
 #: samples pending at a decision when none is given, for POCBAm, ML-POCBAm and the hybrid (``Selector.lag``):
@@ -165,7 +166,7 @@ class EvolveConfig:
         object.__setattr__(self, "n0", int(n0))
         _check_int(self.repeat, "repeat (samples per selector decision)", 1)
         if self.lag is None:
-            lagged = self.selector in ("pocbam", "ml-pocbam", "hybrid") and self.repeat == 1
+            lagged = self.selector in POSTERIOR_METHODS and self.repeat == 1
             object.__setattr__(self, "lag", DEFAULT_LAG if lagged else 0)
         object.__setattr__(self, "lag", check_lag(cls, self.lag))
         if self.refit_every is None:
@@ -333,8 +334,6 @@ def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=
 
     ``memory_pool`` (``oracles.MemoryPool``): where the matches' memories come from and go back to
     (a run passes one pool to every generation; the results do not depend on it)."""
-    from .oracles import LiveOracle
-
     settings = cfg.settings
     players = [ashe_player(g, settings, name=f"g{generation}:{i}") for i, g in enumerate(genomes)]
     oracle = LiveOracle(players, _seq(cfg.seed, 1, generation), reset=bool(cfg.reset), hs_samples=cfg.hs_samples,
@@ -521,8 +520,8 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
     default) plays the panel matches; with a parallel backend the panel of generation g runs while
     generation g + 1 is selected, and g is checkpointed when its panel is done. Checkpoints are written in
     a writer thread, in order, while the next generation is selected (a kill loses at most the
-    generations not yet written, two or three; the results never depend on it). ``progress(info)`` is called after each
-    generation.
+    generations not yet written, two or three; the results never depend on it). ``progress(info)`` is
+    called after each generation.
     ``stop_after`` stops after that many generations of this call (tests, time-boxed sessions)."""
     from .parallel import SerialBackend
 

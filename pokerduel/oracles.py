@@ -70,8 +70,8 @@ class MemoryPool:
         self._free: dict = {}
 
     def take(self, player) -> tuple[np.ndarray, np.ndarray]:
-        """A memory for ``player``: a spare one of the shapes ``player.new_memory()`` makes, else a new one."""
-        spare = self._free.get((max(player.n_imem, 1), max(player.n_fmem, 1)))
+        """A memory for ``player``: a spare one of the same widths, else a new one."""
+        spare = self._free.get(player.memory_widths)
         return spare.pop() if spare else player.new_memory()
 
     def give(self, imem: np.ndarray, fmem: np.ndarray) -> None:

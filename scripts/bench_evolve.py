@@ -68,7 +68,7 @@ def run_file_overhead(path, wall):
           f"({100 * (t['selector'].sum() / t['engine'].sum() - 1):.1f}% of their time)")
     if wall:
         print(f"run wall {wall:.1f} s: {100 * (wall / sim - 1):.1f}% beyond hand simulation (selector, TSER, "
-              f"checkpoints, start-up and the Python in between)")
+              f"checkpoints and the Python in between)")
 
 
 def main(argv=None):
@@ -110,14 +110,17 @@ def main(argv=None):
                                repeat=rep, lag=lag, refit_every=refit, seed=args.seed, generations=1)
             pop = initial_population(cfg)
             walls, engines, replays = [], [], []
+            res = None
             for r in range(max(args.reps, args.generations)):
-                # selection and replay side by side, in alternating order (the machine's speed drifts); with
-                # --generations the population evolves between measurements as in ``pokerduel evolve``
+                # selection and replay side by side, in alternating order where the deals repeat (the machine's
+                # speed drifts); with --generations the population evolves between measurements as in a run
                 g = args.generation + (r if args.generations > 1 else 0)
-                res = select(cfg, pop, g, POOL) if r % 2 == 0 else None
-                replays.append(replay_seconds(cfg, pop, g, res or select(cfg, pop, g, POOL)))
-                if res is None:
+                if r % 2 and args.generations == 1:
+                    replays.append(replay_seconds(cfg, pop, g, res))
                     res = select(cfg, pop, g, POOL)
+                else:
+                    res = select(cfg, pop, g, POOL)
+                    replays.append(replay_seconds(cfg, pop, g, res))
                 walls.append(res["selector_seconds"])
                 engines.append(res["engine_seconds"])
                 if args.generations > 1:
@@ -130,7 +133,7 @@ def main(argv=None):
             total = walls.sum() / replays.sum() - 1
             row = {"selector": name, "repeat": rep, "lag": lag, "refit_every": refit, "K": cfg.population,
                    "k": cfg.keep, "budget": cfg.budget, "n0": cfg.n0, "decisions": res["decisions"],
-                   "reps": args.reps, "engine_s": engines.tolist(), "selector_wall_s": walls.tolist(),
+                   "reps": len(walls), "engine_s": engines.tolist(), "selector_wall_s": walls.tolist(),
                    "replay_s": replays.tolist(), "overhead_share": share, "overhead_vs_replay": vs_replay,
                    "total_vs_replay": total,
                    "us_per_deal": 1e6 * float(np.median(engines)) / res["deals_played"]}

@@ -30,9 +30,15 @@ class Player:
     def __post_init__(self):
         object.__setattr__(self, "params", np.ascontiguousarray(self.params, dtype=np.float64))
 
+    @property
+    def memory_widths(self) -> tuple[int, int]:
+        """Words per bank of ``new_memory``'s two arrays (at least one each)."""
+        return max(self.n_imem, 1), max(self.n_fmem, 1)
+
     def new_memory(self) -> tuple[np.ndarray, np.ndarray]:
         """Fresh memory for the two halves of a duplicate match: ``(imem[2, n_imem], fmem[2, n_fmem])``."""
-        return np.zeros((2, max(self.n_imem, 1)), np.int64), np.zeros((2, max(self.n_fmem, 1)), np.float64)
+        ni, nf = self.memory_widths
+        return np.zeros((2, ni), np.int64), np.zeros((2, nf), np.float64)
 
     def __repr__(self) -> str:
         return f"Player({self.name!r})"
