@@ -13,6 +13,8 @@ Each generation (``run_evolution``):
 3. **Reproduction.** ASHE 1.0's TSER (``pokerduel.reproduction``): elites (survivors above the
    survivors' mean selector score) are kept unchanged and breed by even/odd-gene crossover, the other
    survivors are mutated, children fill the population; mutation rate and strength fall linearly.
+   With the serial backend it runs in a helper thread, with building the next generation's players,
+   while the panel plays (it plays no hands; the results do not depend on it).
 4. **Checkpoint.** The whole run file is rewritten atomically (``storage.atomic_h5``): it is always the
    previous complete generation or the new one, never half of one. The rewrite runs in a writer thread
    while the next generation is selected. With a parallel backend the panel of generation g also
@@ -34,8 +36,8 @@ selector's score of every player), ``champion`` (genome), ``samples_used``, ``de
 ``mode_trace`` (hybrid, aligned with the samples), ``trace_i``/``trace_j``/``trace_x`` (every sample),
 ``panel_mean``/``panel_ci`` (mBB/hand, one column per panel opponent, names in attribute
 ``panel_names``), ``origin`` (0 elite, 1 mutated survivor, 2 child), ``parents``, ``rate``/``sigma``, and
-``timing`` (seconds: generation wall, selector wall, engine time inside it, panel wall, reproduction,
-columns named in attribute ``timing_names``).
+``timing`` (seconds: generation wall, selector wall, engine time inside it, panel wall, reproduction with
+the next generation's players, columns named in attribute ``timing_names``).
 """
 
 from __future__ import annotations
@@ -329,13 +331,19 @@ def repeating(cls, repeat: int):
     return Repeating
 
 
-def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=None) -> dict:
+def generation_players(cfg: EvolveConfig, genomes: np.ndarray, generation: int) -> list:
+    """The engine players of ``genomes`` (generation ``generation``'s population)."""
+    return [ashe_player(g, cfg.settings, name=f"g{generation}:{i}") for i, g in enumerate(genomes)]
+
+
+def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=None, players=None) -> dict:
     """Run the selector on ``genomes`` for ``generation``; the survivors, champion, trace and timings.
 
     ``memory_pool`` (``oracles.MemoryPool``): where the matches' memories come from and go back to
-    (a run passes one pool to every generation; the results do not depend on it)."""
-    settings = cfg.settings
-    players = [ashe_player(g, settings, name=f"g{generation}:{i}") for i, g in enumerate(genomes)]
+    (a run passes one pool to every generation; the results do not depend on it). ``players``: the
+    ``generation_players`` of ``genomes`` when already built."""
+    if players is None:
+        players = generation_players(cfg, genomes, generation)
     oracle = LiveOracle(players, _seq(cfg.seed, 1, generation), reset=bool(cfg.reset), hs_samples=cfg.hs_samples,
                         memory_pool=memory_pool)
     cls = repeating(SELECTORS[cfg.selector], cfg.repeat)
@@ -511,6 +519,31 @@ class RunReport:
     seconds: float
 
 
+def _breed(cfg: EvolveConfig, genomes: np.ndarray, res: dict, g: int, players: bool) -> dict:
+    """TSER on generation ``g``'s selection, and (``players``) the engine players of generation ``g + 1``."""
+    t0 = time.perf_counter()
+    rate, sigma = cfg.tser.schedule(g, cfg.generations)
+    rng = np.random.default_rng(_seq(cfg.seed, 3, g))
+    off = tser(genomes, res["survivors"], res["scores"][res["survivors"]], cfg.population, rate, sigma, rng)
+    return {"off": off, "rate": rate, "sigma": sigma, "rng_state": json.dumps(rng.bit_generator.state, default=int),
+            "players": generation_players(cfg, off.genomes, g + 1) if players else None,
+            "repro": time.perf_counter() - t0}
+
+
+def _append_row(records: dict, row: dict, buffers: dict) -> None:
+    """Append one generation to ``records`` (each a view of its buffer in ``buffers``, grown by doubling, so
+    that appending stays O(1); the rows of earlier views are never written again)."""
+    for k, v in row.items():
+        n = len(records[k])
+        buf = buffers.get(k)
+        if buf is None or len(buf) == n:
+            grown = np.empty((max(2 * n, 16), *records[k].shape[1:]), records[k].dtype)
+            grown[:n] = records[k]
+            buffers[k] = buf = grown
+        buf[n] = v
+        records[k] = buf[:n + 1]
+
+
 def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False, overwrite: bool = False,
                   progress: Callable[[dict], None] | None = None, stop_after: int | None = None) -> RunReport:
     """Evolve ``cfg`` into the run file ``out`` (checkpointed after every generation).
@@ -570,8 +603,7 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
                "parents": off.parents, "rate": p["rate"], "sigma": p["sigma"],
                "timing": np.array([p["busy"] + wait, res["selector_seconds"], res["engine_seconds"], panel_s,
                                    p["repro"]])}
-        for k, v in row.items():
-            run.records[k] = np.concatenate([run.records[k], np.asarray(v, run.records[k].dtype)[None]])
+        _append_row(run.records, row, buffers)
         run.population = off.genomes
         checkpoint(replace(run, records=dict(run.records)), p["rng_state"])
         run.attrs["rng_state"] = state["rng_state"] = p["rng_state"]
@@ -585,41 +617,45 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
 
     # The panel of generation g runs on the backend while this process selects generation g + 1 (the
     # selection needs only the reproduction, not the panel); generation g is checkpointed when its panel
-    # is done. With the serial backend everything runs in turn.
+    # is done. With the serial backend the panel plays in this thread while a helper thread breeds the next
+    # generation (reproduction and its players play no hands).
     overlap = backend.name != "serial"
-    pool = ThreadPoolExecutor(1) if overlap else None
+    pool = ThreadPoolExecutor(1, thread_name_prefix="pokerduel-evolve")
     memories = MemoryPool()  # the generations' match memories, reused (fresh ones cost ~0.3 s a generation)
-    current, pending, selected = run.population, None, 0
+    buffers: dict = {}       # the records' storage, grown by doubling (``_append_row``)
+    current, players, pending, selected = run.population, None, None, 0
     try:
         for g in range(start, cfg.generations):
             if stop_after is not None and selected >= stop_after:
                 break
             t0 = time.perf_counter()
-            res = select(cfg, current, g, memories)
+            res = select(cfg, current, g, memories, players)
             champion = current[res["survivors"][0]].copy()
-            # the first panel of this call runs in this thread, so that a process pool forks its workers
-            # from the main thread (forking while another thread holds a lock can deadlock the child)
-            panel = (pool.submit(_timed_panel, cfg, champion, run.heldout, backend) if overlap and selected
-                     else _timed_panel(cfg, champion, run.heldout, backend))
-            t2 = time.perf_counter()
-            rate, sigma = cfg.tser.schedule(g, cfg.generations)
-            rng = np.random.default_rng(_seq(cfg.seed, 3, g))
-            off = tser(current, res["survivors"], res["scores"][res["survivors"]], cfg.population, rate, sigma, rng)
+            last = g + 1 == cfg.generations or (stop_after is not None and selected + 1 >= stop_after)
+            if not overlap:
+                breeding = pool.submit(_breed, cfg, current, res, g, not last)
+                panel = _timed_panel(cfg, champion, run.heldout, backend)
+                bred = breeding.result()
+            elif selected:
+                panel = pool.submit(_timed_panel, cfg, champion, run.heldout, backend)
+                bred = _breed(cfg, current, res, g, not last)
+            else:
+                # the first panel of this call runs in this thread alone, so that a process pool forks its
+                # workers from the main thread (forking while another thread holds a lock can deadlock the child)
+                panel = _timed_panel(cfg, champion, run.heldout, backend)
+                bred = _breed(cfg, current, res, g, not last)
             t3 = time.perf_counter()
             if pending is not None:
                 finish(pending)
-            pending = {"g": g, "res": res, "champion": champion, "panel": panel, "off": off, "rate": rate,
-                       "sigma": sigma, "rng_state": json.dumps(rng.bit_generator.state, default=int),
-                       "busy": t3 - t0, "repro": t3 - t2}
-            current = off.genomes
+            pending = {"g": g, "res": res, "champion": champion, "panel": panel, **bred, "busy": t3 - t0}
+            current, players = bred["off"].genomes, bred["players"]
             selected += 1
         if pending is not None:
             finish(pending)
         if state["write"] is not None:
             state["write"].result()
     finally:
-        if pool is not None:
-            pool.shutdown(wait=True)
+        pool.shutdown(wait=True)
         writer.shutdown(wait=True)           # an interrupted run still completes its last checkpoint
     done_here = state["done_here"]
     rng_state = state["rng_state"]
