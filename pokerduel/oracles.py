@@ -89,15 +89,15 @@ class _Cached(Oracle):
         self._pi, self._pj = pair_arrays(self.K)
         P = self._pi.size
         self._seq = [np.zeros(0) for _ in range(P)]
-        self._have = np.zeros(P, dtype=np.int64)
-        self._cursor = np.zeros(P, dtype=np.int64)
+        self._have = [0] * P     # Python lists: a sample's bookkeeping is a few list look-ups
+        self._cursor = [0] * P
         self.seconds = 0.0  # time spent making samples (playing deals, shuffling recorded ones)
 
     def _ensure(self, p: int, n: int) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def _draw(self, p: int, count: int) -> np.ndarray:
-        c = int(self._cursor[p])
+        c = self._cursor[p]
         if c + count > self._have[p]:
             self._ensure(p, c + count)
         self._cursor[p] = c + count
@@ -106,7 +106,7 @@ class _Cached(Oracle):
     def sample(self, i: int, j: int) -> float:
         """One score sample of ``i`` against ``j`` (the same value as ``_draw(p, 1)``, without the array)."""
         p, s = self._pair(i, j)
-        c = int(self._cursor[p])
+        c = self._cursor[p]
         if c >= self._have[p]:
             self._ensure(p, c + 1)
         self._cursor[p] = c + 1
@@ -114,12 +114,12 @@ class _Cached(Oracle):
 
     def rewind(self) -> None:
         """Start every pair again from its first sample (samples already made are kept and reused)."""
-        self._cursor[:] = 0
+        self._cursor = [0] * len(self._cursor)
 
     def used(self, i: int, j: int) -> int:
         """Samples of pair ``(i, j)`` read since the last ``rewind``."""
         p, _ = self._pair(i, j)
-        return int(self._cursor[p])
+        return self._cursor[p]
 
     def pair_samples(self, i: int, j: int, n: int) -> np.ndarray:
         """The first ``n`` samples of pair ``(i, j)`` from ``i``'s point of view, whatever the cursor."""
@@ -170,39 +170,47 @@ class LiveOracle(_Cached):
                 raise ValueError(f"means must be a {self.K} x {self.K} matrix, got shape {means.shape}")
             self.means = means
         P = len(self._seq)
-        self._keys: list = [None] * P
-        self._memory: list = [None] * P
+        self._match: list = [None] * P   # per pair once sampled: (deck key, rng key, player a, player b, memories)
         if memory_pool is not None and not isinstance(memory_pool, MemoryPool):
             raise ValueError(f"memory_pool must be a MemoryPool, got {type(memory_pool).__name__}")
         self.memory_pool = memory_pool
         self._released = False
-        self.pair_seconds = np.zeros(P)
-        self.deals_played = np.zeros(P, dtype=np.int64)
+        self._seconds = [0.0] * P
+        self._deals = [0] * P
+        self._pay = np.zeros((1, 2), dtype=np.int64)   # one deal's chips (every entry written by the kernel)
+
+    @property
+    def pair_seconds(self) -> np.ndarray:
+        """Engine seconds per pair."""
+        return np.array(self._seconds)
+
+    @property
+    def deals_played(self) -> np.ndarray:
+        """Deals played per pair."""
+        return np.array(self._deals, dtype=np.int64)
 
     def _pair_state(self, p: int):
-        if self._keys[p] is None:
+        if self._match[p] is None:
             i, j = int(self._pi[p]), int(self._pj[p])
-            self._keys[p] = seed_keys(pair_seed(self.seed, i, j), 2)
+            deck_key, rng_key = seed_keys(pair_seed(self.seed, i, j), 2)
             a, b = self.players[i], self.players[j]
             pool = self.memory_pool
             mem = (*a.new_memory(), *b.new_memory()) if pool is None else (*pool.take(a), *pool.take(b))
             reset_memory(a.kind, a.params, mem[0], mem[1])
             reset_memory(b.kind, b.params, mem[2], mem[3])
-            self._memory[p] = mem
-        return self._keys[p], self._memory[p]
+            self._match[p] = (deck_key, rng_key, a, b, mem)
+        return self._match[p]
 
     def _ensure(self, p: int, n: int) -> None:
-        have = int(self._have[p])
+        have = self._have[p]
         if n <= have:
             return
         if self._released:
             raise RuntimeError("this oracle's matches were released (release()); it plays no more deals")
         t0 = time.perf_counter()
-        (deck_key, rng_key), mem = self._pair_state(p)
-        i, j = int(self._pi[p]), int(self._pj[p])
-        a, b = self.players[i], self.players[j]
+        deck_key, rng_key, a, b, mem = self._match[p] or self._pair_state(p)
         m = max(n - have, 1 if self.reset else self.lookahead)
-        pay = np.zeros((m, 2), dtype=np.int64)
+        pay = self._pay if m == 1 else np.empty((m, 2), dtype=np.int64)
         if self.reset:
             for d in range(m):  # every deal a fresh match, still deal ``have + d`` of the pair's decks
                 reset_memory(a.kind, a.params, mem[0], mem[1])
@@ -213,17 +221,19 @@ class LiveOracle(_Cached):
         else:
             duplicate_kernel(a.kind, a.params, mem[0], mem[1], b.kind, b.params, mem[2], mem[3], deck_key, rng_key,
                              self.hs_samples, have, m, pay, False, _NO_CARDS, _NO_HIST, _NO_NACT, False)
-        new = pay.sum(axis=1).astype(np.float64)
         seq = self._seq[p]
         if seq.size < have + m:
-            grown = np.empty(max(have + m, 2 * seq.size))
+            grown = np.empty(max(have + m, 2 * seq.size, 4))
             grown[:have] = seq[:have]
             self._seq[p] = seq = grown
-        seq[have:have + m] = new
+        if m == 1:
+            seq[have] = pay[0, 0] + pay[0, 1]
+        else:
+            seq[have:have + m] = pay.sum(axis=1)
         self._have[p] = have + m
-        self.deals_played[p] += m
+        self._deals[p] += m
         dt = time.perf_counter() - t0
-        self.pair_seconds[p] += dt
+        self._seconds[p] += dt
         self.seconds += dt
 
     def release(self) -> None:
@@ -232,12 +242,12 @@ class LiveOracle(_Cached):
         self._released = True
         pool = self.memory_pool
         if pool is not None:
-            for mem in self._memory:
-                if mem is not None:
+            for match in self._match:
+                if match is not None:
+                    mem = match[4]
                     pool.give(mem[0], mem[1])
                     pool.give(mem[2], mem[3])
-        self._memory = [None] * len(self._memory)
-        self._keys = [None] * len(self._keys)
+        self._match = [None] * len(self._match)
 
     def deal_cost(self) -> np.ndarray:
         """Mean engine seconds per deal of each pair played so far (NaN for pairs not played)."""

@@ -116,7 +116,9 @@ class Selector:
         self._tx = np.empty(self.budget)
         self.lag = check_lag(type(self), lag)
         self._pending: deque = deque()   # (t, p, x) of samples taken, not yet seen; x None in flight
-        self._counts = self.n            # sample counts of the posteriors: ``n`` plus the pending samples
+        # the sample counts of the posteriors: ``n`` plus the pending samples (a copy kept up to date from
+        # the first lagged decision on; ``n`` itself without a lag)
+        self._counts = self.n
 
     # --- sampling -------------------------------------------------------------------------------------
     def is_finished(self) -> bool:
@@ -151,6 +153,7 @@ class Selector:
         self.used = t + 1
         if self.lag and t >= self.warmup:
             self._pending.append((t, p, x))
+            self._counts[p] += 1
             self._see_pending(None)
         else:
             self._see(t, p, x)
@@ -161,33 +164,26 @@ class Selector:
         kern.record(self.n, self.xbar, self.m2, p, x)
         self._after_sample(p, x)
 
-    def _see_pending(self, results) -> None:
+    def _see_pending(self, next_result) -> None:
         """See the oldest pending samples until ``lag`` remain (all of them once the budget is used). A
-        sample still in flight (``x`` None) is read from ``results``, the queue ``run``'s oracle thread
-        fills in decision order."""
+        sample still in flight (``x`` None) is the next value of ``next_result()``, which waits for
+        ``run``'s oracle thread (it plays the samples in decision order)."""
         keep = self.lag if self.used < self.budget else 0
         while len(self._pending) > keep:
             t, p, x = self._pending.popleft()
             if x is None:
-                x = results.get()
-                if isinstance(x, BaseException):
-                    raise x
+                x = next_result()
                 if not math.isfinite(x):
                     self._bad_sample(int(self.pi[p]), int(self.pj[p]), x)
                 self._tx[t] = x
             self._see(t, p, x)
 
     def _decide_lagged(self) -> int:
-        """``_decide()`` with the pending samples' pairs counted in ``_counts``."""
-        if not self._pending:
-            return self._decide()
-        self._counts = counts = self.n.copy()
-        for _, p, _ in self._pending:
-            counts[p] += 1
-        try:
-            return self._decide()
-        finally:
-            self._counts = self.n
+        """``_decide()``, with a lag from ``_counts``: ``n`` plus the pending samples' pairs (the caller
+        counts the decision's own pair there when it becomes pending)."""
+        if self.lag and self._counts is self.n:     # the first decision: nothing pending yet
+            self._counts = self.n.copy()
+        return self._decide()
 
     def _take(self, p: int, m: int) -> None:
         """``m`` consecutive samples of pair ``p`` (the same values and state as ``m`` steps choosing ``p``),
@@ -254,27 +250,48 @@ class Selector:
         and the method's decisions use two cores. After an oracle error the selector cannot go on."""
         asks, results = queue.SimpleQueue(), queue.SimpleQueue()
         sample = self.oracle.sample
+        # results go back in lists of up to ``chunk`` (sooner when no ask is waiting): the deciding thread
+        # then sleeps and wakes once per list instead of once per sample, and the oracle thread, which has
+        # up to ``lag`` asks queued, keeps playing meanwhile
+        chunk = max(1, self.lag // 2)
 
         def play():
+            done = []
             while (pair := asks.get()) is not None:
                 try:
-                    results.put(float(sample(*pair)))
+                    done.append(float(sample(*pair)))
                 except BaseException as err:  # noqa: BLE001 - handed to the deciding thread
+                    results.put(done)
                     results.put(err)
                     return
+                if len(done) >= chunk or asks.empty():
+                    results.put(done)
+                    done = []
+
+        arrived: deque = deque()
+
+        def next_result() -> float:
+            while not arrived:
+                got = results.get()
+                if isinstance(got, BaseException):
+                    raise got
+                arrived.extend(got)
+            return arrived.popleft()
 
         worker = threading.Thread(target=play, name="pokerduel-oracle", daemon=True)
         worker.start()
         try:
+            pi, pj = self.pi.tolist(), self.pj.tolist()
             while self.used < self.budget:
                 t = self.used
                 p = self._decide_lagged()
-                asks.put((int(self.pi[p]), int(self.pj[p])))
+                asks.put((pi[p], pj[p]))
                 self._tp[t] = p
                 self._tx[t] = np.nan
                 self.used = t + 1
                 self._pending.append((t, p, None))
-                self._see_pending(results)
+                self._counts[p] += 1
+                self._see_pending(next_result)
         finally:
             asks.put(None)
             worker.join()

@@ -142,8 +142,8 @@ class Oracle:
         starts = np.flatnonzero(np.r_[True, ps[1:] != ps[:-1]])
         ends = np.r_[starts[1:], ps.size]
         vals = np.empty(i.size)
-        for a, b in zip(starts, ends):
-            vals[a:b] = self._draw(int(ps[a]), int(b - a))
+        for q, a, b in zip(ps[starts].tolist(), starts.tolist(), ends.tolist()):   # Python ints: a lean loop
+            vals[a:b] = self._draw(q, b - a)
         out[order] = vals
         return sign * out
 
