@@ -149,7 +149,7 @@ class LiveOracle(_Cached):
     Memory: a continuing match keeps both players' memories per pair, allocated when the pair is first
     sampled (``Player.new_memory``: about 4 MB per pair of ASHE players with the default PRT capacity).
     ``seconds`` (total), ``pair_seconds`` and ``deals_played`` (per pair) time the engine, for wall-clock
-    studies.
+    studies. One thread at a time may sample an oracle (a lagged selector's ``run`` uses its own thread).
     """
 
     def __init__(self, players, seed=0, *, reset: bool = False, hs_samples: int = DEFAULT_SAMPLES,

@@ -33,7 +33,7 @@ def test_the_lagged_selectors_are_the_posterior_methods():
 
 
 @pytest.mark.parametrize("name", LAGGED)
-@pytest.mark.parametrize("lag,n0", [(1, 1), (3, 2)])
+@pytest.mark.parametrize("lag,n0", [(1, 1), (3, 2), (6, 1)])   # lag 6: results come back three at a time
 def test_run_in_a_thread_equals_stepping(name, lag, n0):
     K, k, budget = 9, 3, 36 * n0 + 70
     runs = []
@@ -122,7 +122,8 @@ def test_lag_is_validated():
 
 
 @pytest.mark.parametrize("bad", ["raise", "nan"])
-def test_an_oracle_failure_in_the_thread_reaches_the_caller(bad):
+@pytest.mark.parametrize("lag", [2, 6])
+def test_an_oracle_failure_in_the_thread_reaches_the_caller(bad, lag):
     K = 5
     calls = [0]
 
@@ -134,7 +135,7 @@ def test_an_oracle_failure_in_the_thread_reaches_the_caller(bad):
             return float("nan")
         return 0.1 * (j - i) + 0.01 * (calls[0] % 7)
 
-    s = make_selector("ml-pocbam", CallableOracle(K, fn), 2, 60, n0=2, lag=2, rng=np.random.default_rng(0))
+    s = make_selector("ml-pocbam", CallableOracle(K, fn), 2, 60, n0=2, lag=lag, rng=np.random.default_rng(0))
     before = threading.active_count()
     with pytest.raises(RuntimeError if bad == "raise" else ValueError,
                        match="engine broke" if bad == "raise" else "non-finite sample"):
