@@ -13,8 +13,9 @@ Each generation (``run_evolution``):
 3. **Reproduction.** ASHE 1.0's TSER (``pokerduel.reproduction``): elites (survivors above the
    survivors' mean selector score) are kept unchanged and breed by even/odd-gene crossover, the other
    survivors are mutated, children fill the population; mutation rate and strength fall linearly.
-   With the serial backend it runs in a helper thread, with building the next generation's players,
-   while the panel plays (it plays no hands; the results do not depend on it).
+   With the serial backend it runs in a helper thread while the panel plays, with the rest of the
+   bookkeeping between two selections (handing the matches' memories back, building the next
+   generation's players and oracle); the results do not depend on it.
 4. **Checkpoint.** The whole run file is rewritten atomically (``storage.atomic_h5``): it is always the
    previous complete generation or the new one, never half of one. The rewrite runs in a writer thread
    while the next generation is selected. With a parallel backend the panel of generation g also
@@ -37,7 +38,7 @@ selector's score of every player), ``champion`` (genome), ``samples_used``, ``de
 ``panel_mean``/``panel_ci`` (mBB/hand, one column per panel opponent, names in attribute
 ``panel_names``), ``origin`` (0 elite, 1 mutated survivor, 2 child), ``parents``, ``rate``/``sigma``, and
 ``timing`` (seconds: generation wall, selector wall, engine time inside it, panel wall, reproduction with
-the next generation's players, columns named in attribute ``timing_names``).
+the bookkeeping of ``_breed``, columns named in attribute ``timing_names``).
 """
 
 from __future__ import annotations
@@ -331,21 +332,23 @@ def repeating(cls, repeat: int):
     return Repeating
 
 
-def generation_players(cfg: EvolveConfig, genomes: np.ndarray, generation: int) -> list:
-    """The engine players of ``genomes`` (generation ``generation``'s population)."""
-    return [ashe_player(g, cfg.settings, name=f"g{generation}:{i}") for i, g in enumerate(genomes)]
+def generation_oracle(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=None) -> LiveOracle:
+    """The live oracle of generation ``generation``'s population ``genomes`` (its decks and player randomness
+    seeded by the run seed and the generation); ``memory_pool`` (``oracles.MemoryPool``): where its matches'
+    memories come from and go back to with ``release()`` (the results do not depend on it)."""
+    players = [ashe_player(g, cfg.settings, name=f"g{generation}:{i}") for i, g in enumerate(genomes)]
+    return LiveOracle(players, _seq(cfg.seed, 1, generation), reset=bool(cfg.reset), hs_samples=cfg.hs_samples,
+                      memory_pool=memory_pool)
 
 
-def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=None, players=None) -> dict:
+def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=None, oracle=None) -> dict:
     """Run the selector on ``genomes`` for ``generation``; the survivors, champion, trace and timings.
 
-    ``memory_pool`` (``oracles.MemoryPool``): where the matches' memories come from and go back to
-    (a run passes one pool to every generation; the results do not depend on it). ``players``: the
-    ``generation_players`` of ``genomes`` when already built."""
-    if players is None:
-        players = generation_players(cfg, genomes, generation)
-    oracle = LiveOracle(players, _seq(cfg.seed, 1, generation), reset=bool(cfg.reset), hs_samples=cfg.hs_samples,
-                        memory_pool=memory_pool)
+    ``oracle``: the ``generation_oracle`` of ``genomes``, if already made; the caller then releases it.
+    Otherwise ``select`` makes one from ``memory_pool`` and releases it."""
+    own = oracle is None
+    if own:
+        oracle = generation_oracle(cfg, genomes, generation, memory_pool)
     cls = repeating(SELECTORS[cfg.selector], cfg.repeat)
     rng = np.random.default_rng(_seq(cfg.seed, 2, generation))
     t0 = time.perf_counter()
@@ -353,7 +356,8 @@ def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=
     top = np.asarray(sel.run(), dtype=np.int64)
     scores = np.asarray(sel.scores(), dtype=np.float64)
     wall = time.perf_counter() - t0
-    oracle.release()
+    if own:
+        oracle.release()
     tr = sel.trace
     B = cfg.budget
     ii = np.full(B, np.nan, np.float32)
@@ -519,14 +523,17 @@ class RunReport:
     seconds: float
 
 
-def _breed(cfg: EvolveConfig, genomes: np.ndarray, res: dict, g: int, players: bool) -> dict:
-    """TSER on generation ``g``'s selection, and (``players``) the engine players of generation ``g + 1``."""
+def _breed(cfg: EvolveConfig, genomes: np.ndarray, res: dict, g: int, oracle: LiveOracle, memory_pool,
+           next_oracle: bool) -> dict:
+    """The bookkeeping between two selections, none of it hands: release generation ``g``'s ``oracle`` (its
+    memories back to the pool), TSER on its selection and (``next_oracle``) generation ``g + 1``'s oracle."""
     t0 = time.perf_counter()
+    oracle.release()
     rate, sigma = cfg.tser.schedule(g, cfg.generations)
     rng = np.random.default_rng(_seq(cfg.seed, 3, g))
     off = tser(genomes, res["survivors"], res["scores"][res["survivors"]], cfg.population, rate, sigma, rng)
     return {"off": off, "rate": rate, "sigma": sigma, "rng_state": json.dumps(rng.bit_generator.state, default=int),
-            "players": generation_players(cfg, off.genomes, g + 1) if players else None,
+            "oracle": generation_oracle(cfg, off.genomes, g + 1, memory_pool) if next_oracle else None,
             "repro": time.perf_counter() - t0}
 
 
@@ -617,38 +624,41 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
 
     # The panel of generation g runs on the backend while this process selects generation g + 1 (the
     # selection needs only the reproduction, not the panel); generation g is checkpointed when its panel
-    # is done. With the serial backend the panel plays in this thread while a helper thread breeds the next
-    # generation (reproduction and its players play no hands).
+    # is done. With the serial backend the panel plays in this thread while a helper thread does the
+    # bookkeeping between two selections (``_breed``, no hands).
     overlap = backend.name != "serial"
     pool = ThreadPoolExecutor(1, thread_name_prefix="pokerduel-evolve")
     memories = MemoryPool()  # the generations' match memories, reused (fresh ones cost ~0.3 s a generation)
     buffers: dict = {}       # the records' storage, grown by doubling (``_append_row``)
-    current, players, pending, selected = run.population, None, None, 0
+    current, oracle, pending, selected = run.population, None, None, 0
     try:
         for g in range(start, cfg.generations):
             if stop_after is not None and selected >= stop_after:
                 break
             t0 = time.perf_counter()
-            res = select(cfg, current, g, memories, players)
+            if oracle is None:
+                oracle = generation_oracle(cfg, current, g, memories)
+            res = select(cfg, current, g, oracle=oracle)
             champion = current[res["survivors"][0]].copy()
             last = g + 1 == cfg.generations or (stop_after is not None and selected + 1 >= stop_after)
+            args = (cfg, current, res, g, oracle, memories, not last)
             if not overlap:
-                breeding = pool.submit(_breed, cfg, current, res, g, not last)
+                breeding = pool.submit(_breed, *args)
                 panel = _timed_panel(cfg, champion, run.heldout, backend)
                 bred = breeding.result()
             elif selected:
                 panel = pool.submit(_timed_panel, cfg, champion, run.heldout, backend)
-                bred = _breed(cfg, current, res, g, not last)
+                bred = _breed(*args)
             else:
                 # the first panel of this call runs in this thread alone, so that a process pool forks its
                 # workers from the main thread (forking while another thread holds a lock can deadlock the child)
                 panel = _timed_panel(cfg, champion, run.heldout, backend)
-                bred = _breed(cfg, current, res, g, not last)
+                bred = _breed(*args)
             t3 = time.perf_counter()
             if pending is not None:
                 finish(pending)
             pending = {"g": g, "res": res, "champion": champion, "panel": panel, **bred, "busy": t3 - t0}
-            current, players = bred["off"].genomes, bred["players"]
+            current, oracle = bred["off"].genomes, bred["oracle"]
             selected += 1
         if pending is not None:
             finish(pending)
