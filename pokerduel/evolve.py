@@ -77,7 +77,7 @@ DEFAULT_N0 = {name: max(int(cls.min_n0), 2 if name in POSTERIOR_METHODS else 0) 
 #: samples pending at a decision when none is given, for POCBAm, ML-POCBAm and the hybrid (``Selector.lag``):
 #: the engine plays while the selector decides (``docs/evolve.md``, *Speed and overhead*). Uniform
 #: allocation's decisions cost nothing, so it keeps lag 0 (its samples do not depend on the lag).
-DEFAULT_LAG = 4
+DEFAULT_LAG = 8
 #: ML-POCBAm and hybrid decisions per refit of the Thurstone model when none is given
 DEFAULT_REFIT = 8
 

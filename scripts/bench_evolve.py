@@ -56,19 +56,26 @@ def replay_seconds(cfg, genomes, generation, res) -> float:
 
 
 def run_file_overhead(path, wall):
-    """Everything a serial run spent beyond hand simulation (selection deals and panel matches)."""
+    """Everything a serial run spent beyond hand simulation (selection deals and panel matches), over all
+    generations and over generations 1 on (generation 0 also loads, or on a cold cache compiles, the numba
+    kernels)."""
     from pokerduel.evolve import TIMING_NAMES, load_run
 
     run = load_run(path)
     t = dict(zip(TIMING_NAMES, run.records["timing"].T))
-    sim = t["engine"].sum() + t["panel"].sum()
     print(f"{path}: {run.completed} generations, {run.config.selector} (lag {run.config.lag}, refit every "
-          f"{run.config.refit_every}); hand simulation {sim:.1f} s (selection deals {t['engine'].sum():.1f} s, panel "
-          f"{t['panel'].sum():.1f} s); selector beyond its deals {t['selector'].sum() - t['engine'].sum():.1f} s "
-          f"({100 * (t['selector'].sum() / t['engine'].sum() - 1):.1f}% of their time)")
-    if wall:
-        print(f"run wall {wall:.1f} s: {100 * (wall / sim - 1):.1f}% beyond hand simulation (selector, TSER, "
-              f"checkpoints and the Python in between)")
+          f"{run.config.refit_every})")
+    for first, what in ((0, "all generations"), (1, "generations 1 on")):
+        g = slice(first, None)
+        eng, sel = t["engine"][g].sum(), t["selector"][g].sum()
+        sim = eng + t["panel"][g].sum()
+        print(f"  {what}: hand simulation {sim:.1f} s (selection deals {eng:.1f} s, panel {t['panel'][g].sum():.1f} s); "
+              f"selector beyond its deals {sel - eng:.1f} s ({100 * (sel / eng - 1):.1f}% of their time, "
+              f"{100 * (sel - eng) / sim:.1f}% of hand simulation)")
+        if wall:
+            w = wall - t["generation"][:first].sum()
+            print(f"    run wall {w:.1f} s: {100 * (w / sim - 1):.1f}% beyond hand simulation (selector, TSER, "
+                  f"checkpoints and the Python in between)")
 
 
 def main(argv=None):

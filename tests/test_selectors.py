@@ -150,6 +150,11 @@ def test_pruned_pair_scan_equals_the_full_scan():
         var = rng.uniform(1e-3, 2, size=K) * rng.choice([1e-4, 1.0, 100.0])
         n = rng.integers(1, 50, size=pi.size)
         pvar = rng.uniform(0, 1, size=pi.size) * rng.choice([1e-6, 1e-2, 1.0, 1e3])
+        if trial % 5 == 0:   # players in one to three groups of identical ones: exact ties among the bounds
+            group = rng.integers(0, int(rng.integers(1, 4)), size=K)
+            mu, var = rng.normal(size=3)[group], rng.uniform(0.1, 2, size=3)[group]
+            table_n, table_v = rng.integers(1, 5, size=(3, 3)), rng.uniform(0.1, 2, size=(3, 3))
+            n, pvar = table_n[group[pi], group[pj]], table_v[group[pi], group[pj]]
         assert kern.choose_pair(mu, var, pvar, n, pi, pj, k) == kern.choose_pair_scan(mu, var, pvar, n, pi, pj, k)
     for name in ("pocbam", "ml-pocbam"):          # states of real runs: K = 30, and K = 50 from n0 = 1
         for K, k, n0 in ((30, 12, 3), (50, 15, 1)):

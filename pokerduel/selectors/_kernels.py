@@ -169,7 +169,10 @@ def choose_pair(mu, var, pvar, n, pi, pj, k):
     Pruned scan (the same answer as evaluating every pair, ``choose_pair_scan``): item i's term grows as its
     variance shrinks (every item is on its correct side of c), so its gain over all of i's pairs is at most
     ``U_i``, its gain at the largest variance reduction among them (or 0). A pair whose bound ``U_i + U_j`` is
-    below the best gain found cannot win and is skipped: at K = 100 most pairs lie far from c. A pair that
+    below the best gain found cannot win and is skipped: at K = 100 most pairs lie far from c. So is one
+    whose bound equals it after the best pair's index (ties go to the lower index): when every player is
+    alike (a converged population whose samples are all 0) every bound ties and one pair is evaluated, not
+    all. A pair that
     passes is bounded again, linearly in its variance reduction ``dv``: ``log Phi`` is concave, so
     ``l'_i - l_i <= (z'_i - z_i) phi(z_i) / Phi(z_i)`` (its tangent at the current z), and
     ``z'_i - z_i = a_i (1 / sqrt(var_i - dv) - 1 / sqrt(var_i))`` is convex in ``dv`` on ``[0, D_i]``, so
@@ -220,7 +223,8 @@ def choose_pair(mu, var, pvar, n, pi, pj, k):
     for p in range(P):
         i = pi[p]
         j = pj[p]
-        if U[i] + U[j] < best:
+        b = U[i] + U[j]
+        if b < best or (b == best and p > bestp):   # a later pair wins only by a larger gain
             continue
         if _reduction(pvar[p], n[p]) * (R[i] + R[j]) < best - 1e-9 * (1.0 + abs(best)):
             continue
