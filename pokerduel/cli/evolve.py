@@ -59,7 +59,7 @@ def _parse_options(pairs):
               help="Consecutive samples of the pair each selector decision picks (fewer model fits).")
 @click.option("--lag", type=click.IntRange(min=0), default=None,
               help="Samples still pending at a selector decision: deals play in a second thread while the "
-                   "selector decides (uniform, pocbam, ml-pocbam, hybrid)  [default: 4 for pocbam, ml-pocbam and "
+                   "selector decides (uniform, pocbam, ml-pocbam, hybrid)  [default: 8 for pocbam, ml-pocbam and "
                    "hybrid, 0 otherwise; 0 is the paper's method].")
 @click.option("--refit-every", type=click.IntRange(min=1), default=None,
               help="ML-POCBAm and hybrid decisions per refit of the Thurstone model  [default: 8 for them; "
