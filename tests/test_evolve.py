@@ -20,6 +20,7 @@ from pokerduel.evolve import (
     DEFAULT_REFIT,
     ConfigMismatch,
     EvolveConfig,
+    generation_oracle,
     heldout_players,
     initial_population,
     load_run,
@@ -199,6 +200,25 @@ def test_lagged_selection_plays_the_engine_in_a_thread_and_equals_stepping(name)
     assert res["samples_used"] == 60 and res["decisions"] == 60 - cfg.n0 * 15
     plain = select(tiny(selector=name, budget=60, lag=0, refit_every=1), pop, 2)
     assert np.array_equal(plain["trace_x"][:cfg.n0 * 15], res["trace_x"][:cfg.n0 * 15])
+
+
+def test_select_on_a_given_oracle_leaves_it_to_the_caller():
+    """A run makes each generation's oracle ahead (in its helper thread) and releases it after: select on
+    that oracle gives what select makes itself, and leaves it open; its own oracle it releases."""
+    from pokerduel.oracles import MemoryPool
+
+    cfg = tiny(budget=60)
+    pop = initial_population(cfg)
+    pool = MemoryPool()
+    oracle = generation_oracle(cfg, pop, 2, pool)
+    given = select(cfg, pop, 2, oracle=oracle)
+    assert np.array_equal(given["trace_x"], select(cfg, pop, 2)["trace_x"])
+    oracle.sample(0, 1)                     # still open: the caller releases it
+    assert len(pool) == 0
+    oracle.release()
+    assert len(pool) == 2 * 15              # every pair's two memories back (all 15 pairs were sampled)
+    with pytest.raises(RuntimeError, match="released"):
+        oracle.sample(0, 2)
 
 
 def test_run_files_from_before_the_lag_and_refit_options_read_as_the_papers_method():
