@@ -178,8 +178,6 @@ class EvolveConfig:
         object.__setattr__(self, "refit_every", int(self.refit_every))
         if self.refit_every > 1 and not issubclass(cls, MLPOCBAm):
             raise ValueError(f"refit_every applies to ml-pocbam and hybrid, not {self.selector}; allowed: 1")
-        if self.lag and self.repeat > 1:
-            raise ValueError(f"give lag or repeat, not both (got lag {self.lag}, repeat {self.repeat})")
         if not isinstance(self.selector_options, dict):
             raise ValueError(f"selector_options must be a dict, got {type(self.selector_options).__name__}")
         bad = {"n0", "rng", "oracle", "k", "budget", "lag", "refit_every"} & set(self.selector_options)
@@ -194,9 +192,9 @@ class EvolveConfig:
                 f"{need} samples (K = {K}, n0 = {n0}); allowed: budget >= {need}"
                 + (f" (the {self.selector} selector needs n0 >= {cls.min_n0})" if cls.min_n0 > 1 else ""))
         object.__setattr__(self, "budget", int(budget))
-        try:  # the selector validates its own options: build one (nothing is sampled)
-            cls(_NoOracle(K), self.keep, self.budget, n0=self.n0, rng=np.random.default_rng(0), **self.run_options,
-                **self.selector_options)
+        try:  # the selector validates its own options (and lag against repeat): build one (nothing is sampled)
+            repeating(cls, self.repeat)(_NoOracle(K), self.keep, self.budget, n0=self.n0, rng=np.random.default_rng(0),
+                                        **self.run_options, **self.selector_options)
         except TypeError as err:
             allowed = [p for p in inspect.signature(cls.__init__).parameters
                        if p not in ("self", "oracle", "k", "budget", "n0", "rng", "lag", "refit_every", "ml_options")]

@@ -33,7 +33,7 @@ def test_the_lagged_selectors_are_the_posterior_methods():
 
 
 @pytest.mark.parametrize("name", LAGGED)
-@pytest.mark.parametrize("lag,n0", [(1, 1), (3, 2), (6, 1)])   # lag 6: results come back three at a time
+@pytest.mark.parametrize("lag,n0", [(1, 1), (3, 2), (6, 1)])
 def test_run_in_a_thread_equals_stepping(name, lag, n0):
     K, k, budget = 9, 3, 36 * n0 + 70
     runs = []

@@ -250,33 +250,20 @@ class Selector:
         and the method's decisions use two cores. After an oracle error the selector cannot go on."""
         asks, results = queue.SimpleQueue(), queue.SimpleQueue()
         sample = self.oracle.sample
-        # results go back in lists of up to ``chunk`` (sooner when no ask is waiting): the deciding thread
-        # then sleeps and wakes once per list instead of once per sample, and the oracle thread, which has
-        # up to ``lag`` asks queued, keeps playing meanwhile
-        chunk = max(1, self.lag // 2)
 
         def play():
-            done = []
             while (pair := asks.get()) is not None:
                 try:
-                    done.append(float(sample(*pair)))
+                    results.put(float(sample(*pair)))
                 except BaseException as err:  # noqa: BLE001 - handed to the deciding thread
-                    results.put(done)
                     results.put(err)
                     return
-                if len(done) >= chunk or asks.empty():
-                    results.put(done)
-                    done = []
-
-        arrived: deque = deque()
 
         def next_result() -> float:
-            while not arrived:
-                got = results.get()
-                if isinstance(got, BaseException):
-                    raise got
-                arrived.extend(got)
-            return arrived.popleft()
+            x = results.get()
+            if isinstance(x, BaseException):
+                raise x
+            return x
 
         worker = threading.Thread(target=play, name="pokerduel-oracle", daemon=True)
         worker.start()

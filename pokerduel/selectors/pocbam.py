@@ -161,11 +161,15 @@ class MLPOCBAm(Selector):
         self.gamma[:] = self._dgamma
         self.sig2[:] = self._dsig2
 
+    def _choose_from_fit(self) -> int:
+        """A decision between refits: the decisions' last fit with the current counts."""
+        p, self.last_c = kern.ml_choose(self.K, self.k, self.pidx, self.pi, self.pj, self._counts, self._dgamma,
+                                        self._dsig2, self._mu, self._var)
+        return int(p)
+
     def _decide(self) -> int:
         if not self._refit_now():
-            p, self.last_c = kern.ml_choose(self.K, self.k, self.pidx, self.pi, self.pj, self._counts, self._dgamma,
-                                            self._dsig2, self._mu, self._var)
-            return int(p)
+            return self._choose_from_fit()
         p, self.last_c, iters = kern.ml_decide(
             self.K, self.k, self.pidx, self.pi, self.pj, self.n, self._counts, self.xbar, self.m2, self._dgamma,
             self._dsig2, not (self.warm_start and self._decisions > 1), self.var_floor, self.fit_tol, self.max_iter,
@@ -247,12 +251,10 @@ class HybridMLPOCBAm(MLPOCBAm):
     def _decide(self) -> int:
         if not self._refit_now():   # the last refit's II and mode
             self.ii_trace[self.used], self.mode_trace[self.used] = self._dii, self._dmode
-            if self._dmode == 2:
-                p, self.last_c = kern.pocbam_decide(self.K, self.k, self.pidx, self.pi, self.pj, self.n, self._counts,
-                                                    self.xbar, self.m2, self.var_floor, self._mu, self._var, self._pvar)
-            else:
-                p, self.last_c = kern.ml_choose(self.K, self.k, self.pidx, self.pi, self.pj, self._counts, self._dgamma,
-                                                self._dsig2, self._mu, self._var)
+            if self._dmode == 1:
+                return self._choose_from_fit()
+            p, self.last_c = kern.pocbam_decide(self.K, self.k, self.pidx, self.pi, self.pj, self.n, self._counts,
+                                                self.xbar, self.m2, self.var_floor, self._mu, self._var, self._pvar)
             return int(p)
         p, ii, mode, iters = kern.hybrid_decide(
             self.K, self.k, self.pidx, self.pi, self.pj, self.n, self._counts, self.xbar, self.m2, self._dgamma,
