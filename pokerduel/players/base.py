@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-# Kind codes, dispatched in policy.py.
+# Kind codes, dispatched in policy.py. Saved files and tests rely on these values: new kinds go at the end.
 RANDOM, CALLING_MACHINE, SCARED_LIMPER, HOTHEAD_MANIAC, CANDID_STATISTICIAN, ASHE = range(6)
+TIGHT_AGGRESSIVE, LOOSE_PASSIVE, BLUFFER, CHECK_RAISER, POT_ODDS = range(6, 11)
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,13 +70,90 @@ def candid_statistician(exponent: float = 7.0) -> Player:
     return Player("candid-statistician", CANDID_STATISTICIAN, np.array([exponent]), uses_hand_strength=True)
 
 
+# ---------------------------------------------------------------- the held-out test panel
+# Rules in players/heldout_bots.py and docs/players.md ("Held-out test panel"). Thresholds are hand
+# strengths (P(win) + P(tie)/2 against a random hand), sizes are in pots after calling (multiples of 0.5).
+
+
+def _check_unit(name: str, value: float) -> float:
+    """A probability or hand-strength threshold: a number in [0, 1]."""
+    value = float(value)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+    return value
+
+
+def _halves(name: str, pots: float) -> float:
+    """A raise size in pots (a positive multiple of 0.5) as the kernels' count of half pots."""
+    halves = 2 * float(pots)
+    if not (halves >= 1 and halves == int(halves)):
+        raise ValueError(f"{name} must be a positive multiple of 0.5 pots, got {pots!r}")
+    return halves
+
+
+def tight_aggressive(play_pre: float = 0.57, strong_pre: float = 0.65, play_post: float = 0.70,
+                     strong_post: float = 0.85, size: float = 1.0) -> Player:
+    """Tight-aggressive: folds hands below ``play`` to any bet; bets or raises ``size`` pots with playable
+    hands when not facing a raise, calls a raise, re-raises it only at or above ``strong`` (preflop
+    thresholds about the best 25 % and 5 % of starting hands, postflop their own)."""
+    params = [_check_unit("play_pre", play_pre), _check_unit("strong_pre", strong_pre),
+              _check_unit("play_post", play_post), _check_unit("strong_post", strong_post), _halves("size", size)]
+    return Player("tight-aggressive", TIGHT_AGGRESSIVE, np.array(params), uses_hand_strength=True)
+
+
+def loose_passive(fold_below: float = 0.40, large: float = 1.0, nuts: float = 0.95, size: float = 1.0) -> Player:
+    """Loose-passive: checks or calls; folds only a hand below ``fold_below`` facing a bet of at least
+    ``large`` times the pot it was made into; raises ``size`` pots only with ``hs >= nuts``."""
+    if not float(large) >= 0:
+        raise ValueError(f"large must be a non-negative multiple of the pot, got {large!r}")
+    params = [_check_unit("fold_below", fold_below), float(large), _check_unit("nuts", nuts), _halves("size", size)]
+    return Player("loose-passive", LOOSE_PASSIVE, np.array(params), uses_hand_strength=True)
+
+
+def bluffer(weak: float = 0.45, strong: float = 0.75, bluff: float = 0.30, shove: float = 0.25,
+            bluff_size: float = 2.0, value_size: float = 0.5) -> Player:
+    """Bluffer: with ``hs < weak`` bets big with probability ``bluff`` (all-in with probability ``shove``,
+    otherwise ``bluff_size`` pots) and gives up otherwise; checks or calls medium hands; bets ``value_size``
+    pots with ``hs >= strong``."""
+    params = [_check_unit("weak", weak), _check_unit("strong", strong), _check_unit("bluff", bluff),
+              _check_unit("shove", shove), _halves("bluff_size", bluff_size), _halves("value_size", value_size)]
+    return Player("bluffer", BLUFFER, np.array(params), uses_hand_strength=True)
+
+
+def check_raiser(medium: float = 0.50, strong: float = 0.75, bluff: float = 0.15, size: float = 2.0) -> Player:
+    """Check-raiser: never bets first; bet into, raises ``size`` pots with ``hs >= strong``, calls with
+    ``hs >= medium``, folds the rest except for check-raise bluffs (probability ``bluff``) out of position."""
+    params = [_check_unit("medium", medium), _check_unit("strong", strong), _check_unit("bluff", bluff),
+              _halves("size", size)]
+    return Player("check-raiser", CHECK_RAISER, np.array(params), uses_hand_strength=True)
+
+
+def pot_odds(margin: float = 0.60, size: float = 1.0) -> Player:
+    """Pot-odds player: folds when the hand strength is below the pot odds ``q``, raises ``size`` pots when
+    it is at least ``q + margin * (1 - q)``, checks or calls otherwise."""
+    return Player("pot-odds", POT_ODDS, np.array([_check_unit("margin", margin), _halves("size", size)]),
+                  uses_hand_strength=True)
+
+
 BOTS = {
     "random": random_bot,
     "calling-machine": calling_machine,
     "scared-limper": scared_limper,
     "hothead-maniac": hothead_maniac,
     "candid-statistician": candid_statistician,
+    "tight-aggressive": tight_aggressive,
+    "loose-passive": loose_passive,
+    "bluffer": bluffer,
+    "check-raiser": check_raiser,
+    "pot-odds": pot_odds,
 }
+
+# The ASHE 1.0 bots: the rule-based opponents that training and the evolution's benchmark panel use.
+TRAINING_BOTS = ("scared-limper", "calling-machine", "hothead-maniac", "candid-statistician")
+
+# Opponents kept out of every training preset and default, so that results against them measure how
+# players generalise to styles they never met.
+HELDOUT_BOTS = ("tight-aggressive", "loose-passive", "bluffer", "check-raiser", "pot-odds")
 
 
 def make_player(spec: "str | Player") -> Player:

@@ -6,7 +6,19 @@ from .._jit import kernel
 from ..engine.decks import stream_key
 from ..engine.rules import S_FOLDED, S_ROUND
 from .ashe import ashe_act, ashe_observe, ashe_reset
-from .base import ASHE, CALLING_MACHINE, CANDID_STATISTICIAN, HOTHEAD_MANIAC, RANDOM, SCARED_LIMPER
+from .base import (
+    ASHE,
+    BLUFFER,
+    CALLING_MACHINE,
+    CANDID_STATISTICIAN,
+    CHECK_RAISER,
+    HOTHEAD_MANIAC,
+    LOOSE_PASSIVE,
+    POT_ODDS,
+    RANDOM,
+    SCARED_LIMPER,
+    TIGHT_AGGRESSIVE,
+)
 from .bots import (
     calling_machine_act,
     candid_statistician_act,
@@ -15,6 +27,7 @@ from .bots import (
     scared_limper_act,
 )
 from .hand_strength import hand_strength_kernel
+from .heldout_bots import bluffer_act, check_raiser_act, loose_passive_act, pot_odds_act, tight_aggressive_act
 
 
 @kernel
@@ -42,12 +55,14 @@ def act(kind, params, imem, fmem, bank, pos, st, lo, hi, cards, hist, hs, hs_key
         return calling_machine_act(st, pos)
     if kind == HOTHEAD_MANIAC:
         return hothead_maniac_act(st, pos, lo, hi, params[0], params[1])
-    return _act_with_strength(kind, params, imem, fmem, bank, pos, st, lo, hi, cards, hist, hs, hs_key, hs_samples)
+    return _act_with_strength(kind, params, imem, fmem, bank, pos, st, lo, hi, cards, hist, hs, hs_key, hs_samples,
+                              rng)
 
 
 @kernel
-def _act_with_strength(kind, params, imem, fmem, bank, pos, st, lo, hi, cards, hist, hs, hs_key, hs_samples):
-    """Kinds that decide from hand strength (kept out of ``act`` so the common path stays small)."""
+def _act_with_strength(kind, params, imem, fmem, bank, pos, st, lo, hi, cards, hist, hs, hs_key, hs_samples, rng):
+    """Kinds that decide from hand strength (kept out of ``act`` so the common path stays small); ``rng``
+    is the player's generator word, for the held-out bots' random choices."""
     strength = cached_strength(hs, hs_key, hs_samples, cards, pos, st[S_ROUND])
     if kind == SCARED_LIMPER:
         return scared_limper_act(st, pos, lo, hi, strength, params[0])
@@ -55,6 +70,17 @@ def _act_with_strength(kind, params, imem, fmem, bank, pos, st, lo, hi, cards, h
         return candid_statistician_act(st, pos, lo, hi, strength, params[0])
     if kind == ASHE:
         return ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength)
+    if kind == TIGHT_AGGRESSIVE:
+        return tight_aggressive_act(st, pos, lo, hi, strength, params[0], params[1], params[2], params[3], params[4])
+    if kind == LOOSE_PASSIVE:
+        return loose_passive_act(st, pos, lo, hi, strength, params[0], params[1], params[2], params[3])
+    if kind == BLUFFER:
+        return bluffer_act(st, pos, lo, hi, strength, params[0], params[1], params[2], params[3], params[4],
+                           params[5], rng)
+    if kind == CHECK_RAISER:
+        return check_raiser_act(st, pos, lo, hi, strength, params[0], params[1], params[2], params[3], rng)
+    if kind == POT_ODDS:
+        return pot_odds_act(st, pos, lo, hi, strength, params[0], params[1])
     return -1, 0  # unknown kind: the match loop counts it as an invalid action
 
 
