@@ -18,16 +18,15 @@ from . import __version__
 
 
 @contextlib.contextmanager
-def atomic_h5(path):
-    """Open a new HDF5 file for writing that appears at ``path`` only once the block succeeds (its folder is
-    created if missing)."""
+def atomic_path(path):
+    """A temporary path in ``path``'s folder (created if missing) that is renamed to ``path`` only once the
+    block succeeds; on any error or interrupt it is removed and ``path`` is left as it was."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
-        with h5py.File(tmp, "w") as f:
-            yield f
+        yield tmp
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file the permissions of a normal one
@@ -36,6 +35,14 @@ def atomic_h5(path):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+@contextlib.contextmanager
+def atomic_h5(path):
+    """Open a new HDF5 file for writing that appears at ``path`` only once the block succeeds (its folder is
+    created if missing)."""
+    with atomic_path(path) as tmp, h5py.File(tmp, "w") as f:
+        yield f
 
 
 def stamp(f: h5py.File, fmt: str, format_version: int, **config) -> None:
@@ -49,6 +56,16 @@ def stamp(f: h5py.File, fmt: str, format_version: int, **config) -> None:
 def plain_attrs(obj) -> dict:
     """An HDF5 object's attributes as plain Python values (numpy scalars unwrapped)."""
     return {k: (v.item() if hasattr(v, "item") else v) for k, v in obj.attrs.items()}
+
+
+def file_format(path) -> str | None:
+    """The ``format`` attribute of the pokerduel result file at ``path``; ``None`` for any other file."""
+    try:
+        with h5py.File(path, "r") as f:
+            fmt = f.attrs.get("format")
+    except OSError:
+        return None
+    return fmt if isinstance(fmt, str) else None
 
 
 def open_checked(path, fmt: str, format_version: int) -> tuple[h5py.File, dict]:

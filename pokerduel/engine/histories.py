@@ -8,7 +8,6 @@ as in pokerkit. PHH bet amounts are street-local ("raise to" on this street); AC
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 
@@ -112,16 +111,18 @@ def _toml_str(text: str) -> str:
 
 
 def write_phhs(path, records) -> int:
-    """Write hand records (``matches.HandRecord``) to a ``.phhs`` file, one ``[i]`` section each; returns the count."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
+    """Write hand records (``matches.HandRecord``) to a ``.phhs`` file, one ``[i]`` section each; returns the count.
+
+    ``records`` may be a generator (the hands are written as they come); the file appears at ``path`` only
+    once all are written (``storage.atomic_path``)."""
+    from ..storage import atomic_path
+
     n = 0
-    with open(tmp, "w", encoding="utf-8") as fh:
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
         for n, rec in enumerate(records, start=1):
             fh.write(f"[{n}]\n")
             fh.write(hand_to_phh(rec.cards, rec.actions, names=rec.names, hand=n))
             fh.write("\n")
-    tmp.replace(path)
     return n
 
 
