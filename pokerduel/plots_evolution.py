@@ -14,7 +14,8 @@ def _smooth(y, w):
 
 
 def plot_evolution(path, out, dpi: int = 120) -> dict:
-    """Draw the panel curves of the run file ``path`` into ``out`` (PNG); return a small summary.
+    """Draw the panel curves of the run file ``path`` into ``out`` (PNG, or the format of its suffix); return a
+    small summary.
 
     Left: the champion's mBB/hand against each bot and the held-out players' mean, per generation with
     95% bands (faint) and as a moving mean (bold); symmetric-log scale, since results against the
@@ -28,7 +29,7 @@ def plot_evolution(path, out, dpi: int = 120) -> dict:
     import matplotlib.pyplot as plt
 
     from .evolve import load_run
-    from .selectors.studies import atomic_savefig
+    from .plots import save_figure
 
     run = load_run(path)
     n = run.completed
@@ -79,7 +80,9 @@ def plot_evolution(path, out, dpi: int = 120) -> dict:
         ax3.legend(loc="lower right", fontsize=7)
     ax2.legend(loc="upper left", fontsize=7)
     fig.tight_layout()
-    atomic_savefig(fig, out)
-    plt.close(fig)
+    try:
+        save_figure(fig, out, dpi)
+    finally:
+        plt.close(fig)
     return {"generations": n, "first_score": float(score[0]), "last_score": float(score[-1]),
             "best_score": float(score.max())}

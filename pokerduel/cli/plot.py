@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from ._outputs import OVERWRITE_HELP, check_image
+
 
 @click.group()
 def plot():
@@ -18,11 +20,13 @@ def plot():
 @click.option("--population", "populations", type=click.IntRange(min=0), multiple=True,
               help="Draw only this population (repeatable; default: all).")
 @click.option("--columns", type=click.IntRange(min=1), default=5, show_default=True, help="Panels per row.")
-def matrices(path, out, populations, columns):
+@click.option("--overwrite", is_flag=True, help=OVERWRITE_HELP)
+def matrices(path, out, populations, columns, overwrite):
     """Fig 7: each population's pairwise-mean matrix of a ground-truth file, players in true rank order."""
     from ..ground_truth import CorruptFile, load_ground_truth
     from ..plots import plot_matrices
 
+    check_image(out, "--out", overwrite=overwrite)
     try:
         truth = load_ground_truth(path)
     except CorruptFile as err:
@@ -37,12 +41,14 @@ def matrices(path, out, populations, columns):
 @plot.command("evolution")
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
-              help="Image file to write  [default: PATH with the suffix .png].")
-def evolution(path, out):
+              help="Image file to write (PNG, PDF, SVG)  [default: PATH with the suffix .png].")
+@click.option("--overwrite", is_flag=True, help=OVERWRITE_HELP)
+def evolution(path, out, overwrite):
     """An evolution run's champion against the benchmark panel, generation by generation."""
     from ..plots_evolution import plot_evolution
 
     out = out or str(Path(path).with_suffix(".png"))
+    check_image(out, "--out", overwrite=overwrite)
     try:
         info = plot_evolution(path, out)
     except ValueError as err:  # evolve.CorruptFile is a ValueError

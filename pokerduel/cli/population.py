@@ -6,6 +6,8 @@ import json
 
 import click
 
+from ._outputs import check_output
+
 
 @click.group()
 def population():
@@ -15,19 +17,22 @@ def population():
 @population.command("new")
 @click.option("--size", type=click.IntRange(min=1), default=10, show_default=True, help="Number of players.")
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Seed of the weights.")
-@click.option("--out", type=click.Path(dir_okay=False, writable=True), required=True, help="HDF5 file to write.")
+@click.option("--out", type=click.Path(dir_okay=False), required=True,
+              help="HDF5 file to write (it may replace only another population file).")
 @click.option("--hidden", type=click.IntRange(1, 256), default=10, show_default=True,
               help="LSTM cells per estimator.")
 @click.option("--prt-capacity", type=click.IntRange(2, 1 << 22), default=8192, show_default=True,
               help="Pattern Recognition Tree nodes per opponent and duplicate half.")
 @click.option("--lstm-reset", type=click.Choice(["hand", "half"]), default="hand", show_default=True,
               help="Zero the LSTM state after every hand, or keep it through a duplicate half.")
+@click.option("--overwrite", is_flag=True, help="Replace --out even if it is not a population file.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
-def new(size, seed, out, hidden, prt_capacity, lstm_reset, as_json):
+def new(size, seed, out, hidden, prt_capacity, lstm_reset, overwrite, as_json):
     """Write a population of random ASHE players (every weight uniform on [-1, 1])."""
     from ..players.genomes import AsheSettings
-    from ..populations import new_population, save_population
+    from ..populations import FORMAT, new_population, save_population
 
+    check_output(out, "--out", overwrite=overwrite, kind=FORMAT)
     settings = AsheSettings(hidden=hidden, prt_capacity=prt_capacity, lstm_reset=lstm_reset)
     pop = new_population(size, seed, settings)
     save_population(pop, out)
