@@ -48,6 +48,8 @@ from .players.base import RANDOM, make_player
 from .players.bots import random_choice
 from .players.hand_strength import DEFAULT_SAMPLES
 
+_NO_STRENGTHS = np.zeros((0, 2, 4), np.float64)
+
 
 def _act(mine, kind_a, params_a, imem_a, fmem_a, rng_a, kind_b, params_b, imem_b, fmem_b, rng_b,
          bank, pos, st, lo, hi, cards, hist, hs, hs_key, hs_samples):
@@ -157,12 +159,14 @@ def _play_random_hand(half, st, hist, rng_a, rng_b):
 @numba.njit(cache=True, nogil=True)
 def duplicate_kernel(kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b, fmem_b,
                      deck_key, rng_key, hs_samples, first_deal, n_deals,
-                     hand_payoffs, record, rec_cards, rec_hist, rec_nact, generic):
+                     hand_payoffs, record, rec_cards, rec_hist, rec_nact, generic, hs_table):
     """Play deals ``first_deal..first_deal+n_deals-1``; fill ``hand_payoffs[d, half]`` (A's chips).
 
     With ``record`` it also stores each deal's cards and each hand's actions. Returns the number of
     actions the dealer had to repair (zero for correct players). ``generic`` plays two random bots
     through the per-decision loop of every other pair instead of ``_play_random_hand`` (for the tests).
+    ``hs_table[d]`` (``deal_strengths`` of the same seed and deals; empty: none) holds deal ``d``'s hand
+    strengths, computed once for every pair that plays those decks; the results are the same without it.
     It releases the GIL: matches can be played by threads in parallel.
     """
     st = np.zeros(STATE_SIZE, dtype=np.int64)
@@ -173,19 +177,20 @@ def duplicate_kernel(kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b,
     rng_b = np.zeros(1, dtype=np.uint64)
     return _play_deals(kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b, fmem_b,
                        deck_key, rng_key, hs_samples, first_deal, n_deals, hand_payoffs, record, rec_cards,
-                       rec_hist, rec_nact, st, cards, hist, hs, rng_a, rng_b, generic)
+                       rec_hist, rec_nact, st, cards, hist, hs, rng_a, rng_b, generic, hs_table)
 
 
 @kernel
 def _play_deals(kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b, fmem_b,
                 deck_key, rng_key, hs_samples, first_deal, n_deals, hand_payoffs, record, rec_cards,
-                rec_hist, rec_nact, st, cards, hist, hs, rng_a, rng_b, generic):
+                rec_hist, rec_nact, st, cards, hist, hs, rng_a, rng_b, generic, hs_table):
     """The deal loop, free of numba's runtime so the inlined hand loop does no reference counting.
 
     Two random bots play through their own loop, ``_play_random_hand`` (the same hands as the per-decision
     loop, which ``generic`` forces); every other pair through ``_play_hand``.
     """
     both_random = (kind_a == RANDOM) & (kind_b == RANDOM) & (not generic)
+    tabled = hs_table.shape[0] > 0
     invalid = 0
     for d in range(n_deals):
         deal = first_deal + d
@@ -193,7 +198,7 @@ def _play_deals(kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b, fmem
         v0, v1 = eval7_pair(cards[0], cards[1], cards[2], cards[3], cards[4], cards[5], cards[6], cards[7], cards[8])
         for i in range(2):
             for j in range(4):
-                hs[i, j] = -1.0
+                hs[i, j] = hs_table[d, i, j] if tabled else -1.0
         deal_key = stream_key(rng_key, deal, 0)
         hs_key = deal_key ^ SALTS[4]
         for half in range(2):
@@ -221,6 +226,32 @@ def _play_deals(kind_a, params_a, imem_a, fmem_a, kind_b, params_b, imem_b, fmem
             for i in range(N_DEAL_CARDS):
                 rec_cards[d, i] = cards[i]
     return invalid
+
+
+@numba.njit(cache=True, nogil=True)
+def _strengths_kernel(deck_key, rng_key, hs_samples, first_deal, out):
+    cards = np.zeros(DEAL_SLOTS, dtype=np.int64)
+    for d in range(out.shape[0]):
+        deal = first_deal + d
+        deal_cards(deck_key, deal, cards)
+        hs_key = stream_key(rng_key, deal, 0) ^ SALTS[4]
+        for pos in range(2):
+            for rnd in range(4):
+                out[d, pos, rnd] = -1.0
+                policy.cached_strength(out[d], hs_key, hs_samples, cards, pos, rnd)
+
+
+def deal_strengths(seed: int, n_deals: int, first_deal: int = 0, hs_samples: int = DEFAULT_SAMPLES) -> np.ndarray:
+    """Both positions' hand strengths in every round of deals ``first_deal..first_deal+n_deals-1`` of
+    ``seed``'s deck stream: ``(n_deals, 2, 4)``, the values the players of any match on those decks see.
+
+    Matches of many players on common decks (``play_duplicate(..., strengths=)``) then compute them once
+    instead of once per match; it costs all eight values of a deal, where a match computes only the
+    rounds it reaches."""
+    deck_key, rng_key = seed_keys(seed, 2)
+    out = np.empty((n_deals, 2, 4), np.float64)
+    _strengths_kernel(deck_key, rng_key, hs_samples, first_deal, out)
+    return out
 
 
 @kernel
@@ -275,7 +306,7 @@ class DuplicateResult:
 def play_duplicate(a, b, n_deals: int, seed: int = 0, *, first_deal: int = 0,
                    hs_samples: int = DEFAULT_SAMPLES, records: bool = False, memory=None,
                    progress: Callable[[int], None] | None = None, chunk: int = 4096,
-                   generic_loop: bool = False) -> DuplicateResult:
+                   generic_loop: bool = False, strengths: np.ndarray | None = None) -> DuplicateResult:
     """Play ``n_deals`` duplicate deals of player ``a`` against ``b``; return the per-deal score samples.
 
     Decks come from the deck stream of ``seed`` alone, so every pair of players given the same seed
@@ -283,7 +314,9 @@ def play_duplicate(a, b, n_deals: int, seed: int = 0, *, first_deal: int = 0,
     ``(imem_a, fmem_a, imem_b, fmem_b)`` of an earlier call (they are updated in place); by default
     both players start fresh. ``progress(n)`` is called after each chunk of ``n`` deals.
     ``generic_loop`` plays two random bots through the per-decision loop used for every other pair
-    rather than through their own loop (same results; for the tests).
+    rather than through their own loop (same results; for the tests). ``strengths``: the
+    ``deal_strengths(seed, n_deals, first_deal, hs_samples)`` of these deals, when many matches share the
+    decks (same results, each deal's hand strengths computed once).
     """
     a, b = make_player(a), make_player(b)
     if not isinstance(n_deals, (int, np.integer)) or n_deals < 1:
@@ -294,6 +327,13 @@ def play_duplicate(a, b, n_deals: int, seed: int = 0, *, first_deal: int = 0,
         raise ValueError(f"hs_samples must be a positive integer, got {hs_samples!r}")
     if not isinstance(chunk, (int, np.integer)) or chunk < 1:
         raise ValueError(f"chunk must be a positive integer, got {chunk!r}")  # 0 would loop forever
+    if strengths is None:
+        strengths = _NO_STRENGTHS
+    else:
+        strengths = np.ascontiguousarray(strengths, dtype=np.float64)
+        if strengths.shape != (n_deals, 2, 4):
+            raise ValueError(f"strengths must have shape ({n_deals}, 2, 4) (deal_strengths of these deals), "
+                             f"got {strengths.shape}")
     deck_key, rng_key = seed_keys(seed, 2)
     if memory is None:
         memory = (*a.new_memory(), *b.new_memory())
@@ -313,6 +353,7 @@ def play_duplicate(a, b, n_deals: int, seed: int = 0, *, first_deal: int = 0,
             a.kind, a.params, imem_a, fmem_a, b.kind, b.params, imem_b, fmem_b,
             deck_key, rng_key, hs_samples, first_deal + done, m,
             hand_payoffs[done:done + m], records, rec_cards, rec_hist, rec_nact, bool(generic_loop),
+            strengths[done:done + m] if strengths.size else strengths,
         )
         if records:
             for d in range(m):

@@ -26,7 +26,7 @@ import numpy as np
 
 from .engine.decks import N_DEAL_CARDS, seed_keys
 from .engine.rules import BIG_BLIND, MAX_ACTIONS_PER_HAND
-from .matches import duplicate_kernel, reset_memory
+from .matches import _NO_STRENGTHS, duplicate_kernel, reset_memory
 from .players.base import make_player
 from .players.hand_strength import DEFAULT_SAMPLES
 from .selectors.problems import Oracle, pair_arrays
@@ -217,10 +217,11 @@ class LiveOracle(_Cached):
                 reset_memory(b.kind, b.params, mem[2], mem[3])
                 duplicate_kernel(a.kind, a.params, mem[0], mem[1], b.kind, b.params, mem[2], mem[3], deck_key,
                                  rng_key, self.hs_samples, have + d, 1, pay[d:d + 1], False, _NO_CARDS, _NO_HIST,
-                                 _NO_NACT, False)
+                                 _NO_NACT, False, _NO_STRENGTHS)
         else:
             duplicate_kernel(a.kind, a.params, mem[0], mem[1], b.kind, b.params, mem[2], mem[3], deck_key, rng_key,
-                             self.hs_samples, have, m, pay, False, _NO_CARDS, _NO_HIST, _NO_NACT, False)
+                             self.hs_samples, have, m, pay, False, _NO_CARDS, _NO_HIST, _NO_NACT, False,
+                             _NO_STRENGTHS)
         seq = self._seq[p]
         if seq.size < have + m:
             grown = np.empty(max(have + m, 2 * seq.size, 4))

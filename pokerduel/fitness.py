@@ -1,0 +1,108 @@
+"""Fitness against fixed opponents: every candidate plays every opponent on common decks (ASHE 1.0's ANE).
+
+Li & Miikkulainen (2017), restated in ``../shared/notes/ashe-player.md`` §2.4: individual ``i`` plays
+opponent ``j`` one duplicate match (``deals`` deals = two halves of ``deals`` hands, seats swapped, memories
+fresh for each half); ``e_ij`` is its cumulative earnings in chips. The **normalized earnings** are
+``e_ij / n_j`` with ``n_j = max(BB, max_i e_ij)`` (the best in the population scores 1, so every opponent
+weighs at most one unit and specialists do not dominate), and the **Average Normalized Earnings** are
+their mean over the opponents. Here the opponents fall into pools (training opponents, hall of fame) and
+the fitness is the pool-weighted mean of each pool's ANE (equal weights and one pool: ASHE 1.0's ANE).
+
+Every individual of a generation plays the same decks (common random numbers: differences between
+individuals are not luck of the cards), and each deck's hand strengths are computed once for all of
+them (``matches.deal_strengths``). The matches are tasks on a backend (``parallel``), each a chunk of
+(individual, opponent) pairs with all of its inputs, so the results do not depend on the backend, the
+worker count or the order of completion.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .engine.rules import BIG_BLIND
+from .matches import deal_strengths, play_duplicate
+from .players.hand_strength import DEFAULT_SAMPLES
+
+
+def normalized_earnings(earnings: np.ndarray) -> np.ndarray:
+    """``e_ij / n_j`` with ``n_j = max(BB, max_i e_ij)`` (columns: opponents; NaN columns stay NaN)."""
+    e = np.asarray(earnings, dtype=np.float64)
+    if e.ndim != 2 or e.shape[0] < 1:
+        raise ValueError(f"earnings must be a 2-D array (individuals x opponents), got shape {e.shape}")
+    with np.errstate(invalid="ignore"):
+        top = np.where(np.all(np.isnan(e), axis=0), np.nan, np.nanmax(np.where(np.isnan(e), -np.inf, e), axis=0))
+    return e / np.maximum(float(BIG_BLIND), top)
+
+
+def ane(earnings: np.ndarray, pools: np.ndarray | None = None, weights=None) -> np.ndarray:
+    """The fitness of every individual: the ``weights``-weighted mean over pools of the mean normalized
+    earnings against each pool's opponents (one pool, the default: ASHE 1.0's ANE).
+
+    ``pools[j]`` is the pool of opponent column ``j`` (0, 1, ...); a column of NaN is an absent opponent
+    (an empty hall-of-fame slot) and a pool without opponents drops out, its weight with it."""
+    z = normalized_earnings(earnings)
+    m = z.shape[1]
+    pools = np.zeros(m, np.int64) if pools is None else np.asarray(pools, np.int64)
+    n_pools = int(pools.max()) + 1 if m else 0
+    weights = np.ones(n_pools) if weights is None else np.asarray(weights, np.float64)
+    if pools.shape != (m,) or weights.shape != (n_pools,) or np.any(weights < 0):
+        raise ValueError(f"need one pool per opponent ({m}) and a non-negative weight per pool ({n_pools})")
+    total = np.zeros(len(z))
+    wsum = 0.0
+    for p in range(n_pools):
+        cols = (pools == p) & ~np.all(np.isnan(z), axis=0)
+        if weights[p] > 0 and cols.any():
+            total += weights[p] * z[:, cols].mean(axis=1)
+            wsum += weights[p]
+    if wsum <= 0:
+        raise ValueError("no opponent with a positive pool weight: the fitness is undefined")
+    return total / wsum
+
+
+def play_pairs(task: dict) -> dict:
+    """Worker function: each ``(i, j)`` of ``task["pairs"]``, candidate ``i`` against opponent ``j`` on the
+    task's decks; returns their cumulative chips (``e_ij``) and seconds (plain data, any backend)."""
+    cand, opps = task["candidates"], task["opponents"]
+    out = np.empty(len(task["pairs"]))
+    t0 = time.perf_counter()
+    for n, (i, j) in enumerate(task["pairs"]):
+        r = play_duplicate(cand[i], opps[j], task["deals"], task["seed"], hs_samples=task["hs_samples"],
+                           strengths=task["strengths"])
+        out[n] = float(r.hand_payoffs.sum())
+    return {"pairs": task["pairs"], "earnings": out, "seconds": time.perf_counter() - t0}
+
+
+def earnings_matrix(candidates: list, opponents: list, deals: int, seed: int, backend,
+                    hs_samples: int = DEFAULT_SAMPLES, tasks_per_worker: int = 4) -> tuple[np.ndarray, float]:
+    """``e[i, j]``: candidate ``i``'s chips over ``deals`` duplicate deals against opponent ``j`` (players or
+    specs), every match on the same decks of ``seed``; and the engine seconds the matches took.
+
+    The (candidate, opponent) matches are split into about ``tasks_per_worker`` tasks per worker of
+    ``backend`` (serial: one task)."""
+    from .players.base import make_player
+
+    candidates = [make_player(c) for c in candidates]
+    opponents = [make_player(o) for o in opponents]
+    pairs = [(i, j) for j in range(len(opponents)) for i in range(len(candidates))]
+    e = np.full((len(candidates), len(opponents)), np.nan)
+    if not pairs:
+        return e, 0.0
+    strengths = deal_strengths(seed, deals, 0, hs_samples) if any(
+        p.uses_hand_strength for p in candidates + opponents) else None
+    n_tasks = max(1, min(len(pairs), backend.workers * tasks_per_worker if backend.name != "serial" else 1))
+    chunks = [pairs[t::n_tasks] for t in range(n_tasks)]
+    base = {"candidates": candidates, "opponents": opponents, "deals": int(deals), "seed": int(seed),
+            "hs_samples": int(hs_samples), "strengths": strengths}
+    seconds = 0.0
+    for _, res in backend.map_unordered(play_pairs, [{**base, "pairs": c} for c in chunks]):
+        for (i, j), x in zip(res["pairs"], res["earnings"]):
+            e[i, j] = x
+        seconds += res["seconds"]
+    return e, seconds
+
+
+def mbb_per_hand(earnings: np.ndarray, deals: int) -> np.ndarray:
+    """Cumulative chips over ``deals`` duplicate deals (``2 deals`` hands) in milli-big-blinds per hand."""
+    return np.asarray(earnings, np.float64) / (2 * deals) / BIG_BLIND * 1000

@@ -1,0 +1,181 @@
+"""Fitness against fixed opponents (ASHE 1.0's ANE), shared hand strengths, and evolution with it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from pokerduel.cli import main
+from pokerduel.evolve import (
+    EvolveConfig,
+    ane_seed,
+    evaluate,
+    hall_members,
+    initial_population,
+    load_run,
+    resolve_opponent,
+    run_evolution,
+    training_opponents,
+)
+from pokerduel.fitness import ane, earnings_matrix, normalized_earnings
+from pokerduel.matches import deal_strengths, play_duplicate
+from pokerduel.parallel import SerialBackend, get_backend
+from pokerduel.players.base import TRAINING_BOTS
+from pokerduel.players.genomes import AsheSettings, ashe_player, handbuilt_genome
+from pokerduel.populations import new_population
+
+SMALL = AsheSettings(prt_capacity=256)
+TINY_ANE = dict(population=6, generations=4, keep=3, fitness="ane", opponents=("calling-machine", "hothead-maniac"),
+                deals=6, seed=5, panel_deals=4, panel_bots=("calling-machine", "tight-aggressive"), prt_capacity=256)
+
+
+# ----------------------------------------------------------------------------------------- ANE
+
+
+def test_ane_by_hand():
+    e = np.array([[200.0, -50.0, 40.0], [100.0, 300.0, 10.0], [-100.0, 50.0, -20.0]])
+    # n_j = max(BB, max_i e_ij): 200, 300, and 100 (the best earned 40 < BB = 100)
+    z = normalized_earnings(e)
+    assert np.allclose(z, e / np.array([200.0, 300.0, 100.0]))
+    assert np.allclose(ane(e), [(1 - 50 / 300 + 0.4) / 3, (0.5 + 1 + 0.1) / 3, (-0.5 + 50 / 300 - 0.2) / 3])
+    # two pools: pool 0 = columns 0, 1 (weight 1), pool 1 = column 2 (weight 3)
+    f = ane(e, np.array([0, 0, 1]), [1.0, 3.0])
+    assert np.allclose(f, (z[:, :2].mean(axis=1) + 3 * z[:, 2]) / 4)
+    # an absent opponent (NaN column) drops out, and its pool's weight with it
+    e2 = e.copy()
+    e2[:, 2] = np.nan
+    assert np.allclose(ane(e2, np.array([0, 0, 1]), [1.0, 3.0]), z[:, :2].mean(axis=1))
+    with pytest.raises(ValueError, match="positive pool weight"):
+        ane(e2, np.array([0, 0, 1]), [0.0, 3.0])
+
+
+def test_shared_hand_strengths_give_the_same_hands():
+    hero = ashe_player(handbuilt_genome(SMALL), SMALL)
+    rnd = new_population(2, 9, SMALL).player(0)
+    table = deal_strengths(11, 40)
+    assert table.shape == (40, 2, 4) and np.all((table >= 0) & (table <= 1))
+    for a, b in ((hero, "calling-machine"), (rnd, "candid-statistician"), ("scared-limper", hero), (hero, rnd)):
+        plain = play_duplicate(a, b, 40, 11)
+        shared = play_duplicate(a, b, 40, 11, strengths=table, chunk=7)
+        assert np.array_equal(plain.hand_payoffs, shared.hand_payoffs)
+    with pytest.raises(ValueError, match="shape"):
+        play_duplicate(hero, "calling-machine", 40, 11, strengths=table[:10])
+
+
+def test_earnings_matrix_is_every_match_on_common_decks_on_any_backend():
+    pop = new_population(3, 2, SMALL)
+    cands = [pop.player(i) for i in range(3)]
+    opps = ["calling-machine", "hothead-maniac"]
+    e, seconds = earnings_matrix(cands, opps, 8, 77, SerialBackend())
+    assert seconds > 0
+    for i in range(3):
+        for j, o in enumerate(opps):
+            assert e[i, j] == play_duplicate(cands[i], o, 8, 77).hand_payoffs.sum()
+    with get_backend("multiprocess", workers=2) as backend:
+        e2, _ = earnings_matrix(cands, opps, 8, 77, backend)
+    assert np.array_equal(e, e2)
+
+
+# ----------------------------------------------------------------------------------------- evolution with ANE
+
+
+def test_evaluate_ranks_by_ane_of_the_generations_common_decks():
+    cfg = EvolveConfig(**TINY_ANE)
+    genomes = initial_population(cfg)
+    opps = training_opponents(cfg)
+    res = evaluate(cfg, genomes, 2, opps, np.zeros(0, np.int64), [], SerialBackend())
+    e = np.array([[play_duplicate(ashe_player(g, cfg.settings), o, cfg.deals, ane_seed(cfg, 2)).hand_payoffs.sum()
+                   for o in cfg.opponents] for g in genomes])
+    assert np.array_equal(res["earnings"], e)
+    assert np.allclose(res["scores"], ane(e))
+    assert list(res["survivors"]) == list(np.argsort(-ane(e), kind="stable")[:cfg.keep])
+    assert res["samples_used"] == cfg.budget == 6 * 2 * 6
+
+
+def test_hall_of_fame_last_and_best():
+    cfg = EvolveConfig(**{**TINY_ANE, "hall_of_fame": 3})
+    champs = [np.full(3, g) for g in range(5)]
+    assert list(hall_members(cfg, champs[:1], [0.0])) == [0, -1, -1]
+    assert list(hall_members(cfg, champs, [0.0] * 5)) == [2, 3, 4]
+    best = EvolveConfig(**{**TINY_ANE, "hall_of_fame": 2, "hall_policy": "best"})
+    assert list(hall_members(best, champs, [5.0, 9.0, 1.0, 9.0, 3.0])) == [1, 3]
+
+
+def test_ane_run_keeps_fixed_opponents_out_of_the_population_and_resumes_exactly(tmp_path):
+    cfg = EvolveConfig(**{**TINY_ANE, "hall_of_fame": 2})
+    whole = run_evolution(cfg, tmp_path / "a.h5").run
+    run_evolution(cfg, tmp_path / "b.h5", stop_after=2)
+    resumed = run_evolution(cfg, tmp_path / "b.h5", resume=True).run
+    for k, v in whole.records.items():
+        if k != "timing":
+            assert np.array_equal(v, resumed.records[k], equal_nan=True), k
+    assert np.array_equal(whole.population, resumed.population)
+    rec = whole.records
+    assert rec["earnings"].shape == (4, 6, 4) and rec["trace_x"].shape == (4, 0)
+    # the hall: none in generation 1, then the champions of the generations before, frozen
+    assert [list(h) for h in rec["hall"]] == [[-1, -1], [0, -1], [0, 1], [1, 2]]
+    assert np.all(np.isnan(rec["earnings"][0, :, 2:])) and not np.any(np.isnan(rec["earnings"][3]))
+    # survivors are candidates; the population stays K players bred from them
+    assert rec["survivors"].max() < cfg.population and whole.population.shape[0] == cfg.population
+    assert np.all(rec["origin"][:, :cfg.keep] <= 1) and np.all(rec["origin"][:, cfg.keep:] == 2)
+    assert np.allclose(rec["champion_train"], [
+        (rec["earnings"][g, rec["survivors"][g, 0], :2] / (2 * cfg.deals) * 10).mean() for g in range(4)])
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"opponents": ("nobody",)}, "unknown opponent"),
+    ({"opponents": ()}, "needs fixed opponents"),
+    ({"hall_of_fame": 4}, "hall_of_fame <= 3"),
+    ({"pool_weights": (1.0, 0.0, 0.0)}, "sum to a positive number"),
+    ({"pool_weights": (1.0, -1.0, 1.0)}, "finite numbers >= 0"),
+    ({"hall_policy": "best", "hall_of_fame": 1, "opponents": (), "fitness": "ane"}, "needs fixed|training"),
+    ({"budget": 5}, "set --deals"),
+    ({"fitness": "selector", "hall_of_fame": 1}, "fitness ane"),
+])
+def test_bad_pool_options_are_value_errors(kw, match):
+    with pytest.raises(ValueError, match=match):
+        EvolveConfig(**{**TINY_ANE, **kw})
+
+
+def test_opponent_specs_of_run_and_population_files(tmp_path):
+    cfg = EvolveConfig(**{**TINY_ANE, "generations": 2})
+    run = run_evolution(cfg, tmp_path / "r.h5").run
+    champ = resolve_opponent(f"{tmp_path}/r.h5:champion")
+    assert np.array_equal(champ.params[4:], run.records["champion"][-1].astype(np.float64))
+    first = resolve_opponent(f"{tmp_path}/r.h5:champion:1")
+    assert np.array_equal(first.params[4:], run.records["champion"][0].astype(np.float64))
+    member = resolve_opponent(f"{tmp_path}/r.h5:2")
+    assert np.array_equal(member.params[4:], run.population[2].astype(np.float64))
+    for bad in (f"{tmp_path}/r.h5:champion:3", f"{tmp_path}/r.h5:9", "nobody"):
+        with pytest.raises(ValueError):
+            resolve_opponent(bad)
+    other = EvolveConfig(**{**TINY_ANE, "opponents": (f"{tmp_path}/r.h5:champion", "calling-machine")})
+    assert training_opponents(other)[1].name == "calling-machine"
+
+
+def test_cli_preset_and_usage_errors(tmp_path):
+    r = CliRunner().invoke(main, ["evolve", "--preset", "ashe1", "--population", "5", "--keep", "2", "--generations",
+                                  "2", "--deals", "3", "--panel-deals", "2", "--panel-bots", "random",
+                                  "--prt-capacity", "64", "--backend", "serial", "--out", str(tmp_path / "p.h5")])
+    assert r.exit_code == 0, r.output
+    cfg = load_run(tmp_path / "p.h5").config
+    assert cfg.fitness == "ane" and cfg.opponents == TRAINING_BOTS and cfg.population == 5 and cfg.deals == 3
+    assert cfg.tser.rate_start == 0.25 and cfg.budget == 5 * 4 * 3
+    for args, match in ((["--fitness", "ane"], "needs fixed opponents"),
+                        (["--preset", "ashe1", "--opponents", "nobody"], "unknown opponent"),
+                        (["--preset", "ashe1", "--hall-of-fame", "250"], "hall_of_fame <= 249"),
+                        (["--preset", "ashe1", "--pool-weights", "1", "0", "0"], "positive number")):
+        r = CliRunner().invoke(main, ["evolve", *args, "--out", str(tmp_path / "x.h5")])
+        assert r.exit_code == 2 and match in r.output and "Traceback" not in r.output, (args, r.output)
+
+
+def test_a_short_ashe1_run_beats_the_calling_machine(tmp_path):
+    """A few generations of ANE against the four bots find a player that beats the Calling Machine on fresh
+    decks: the lower end of its 95% interval is above zero (fixed seeds)."""
+    cfg = EvolveConfig(population=16, generations=6, keep=5, fitness="ane", opponents=TRAINING_BOTS, deals=40, seed=2,
+                       panel_deals=2, panel_bots=("random",), prt_capacity=256)
+    run = run_evolution(cfg, tmp_path / "s.h5").run
+    champ = ashe_player(run.records["champion"][-1], cfg.settings)
+    mean, ci = play_duplicate(champ, "calling-machine", 400, seed=123456).mbb_per_hand()
+    assert mean - ci > 0, (mean, ci)
