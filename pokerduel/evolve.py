@@ -55,6 +55,7 @@ import numpy as np
 
 from . import __version__
 from .oracles import LiveOracle, MemoryPool
+from .players.base import HELDOUT_BOTS, TRAINING_BOTS
 from .players.genomes import AsheSettings, ashe_player
 from .players.hand_strength import DEFAULT_SAMPLES
 from .populations import new_population
@@ -64,7 +65,19 @@ from .selectors.problems import n_pairs
 from .storage import atomic_h5, open_checked, plain_attrs, stamp
 
 FORMAT, FORMAT_VERSION = "pokerduel.evolution", 1
-PANEL_BOTS = ("scared-limper", "calling-machine", "hothead-maniac", "candid-statistician", "random")
+#: the benchmark panel: ASHE 1.0's four training bots, the random bot and the held-out bots (never trained on)
+PANEL_BOTS = (*TRAINING_BOTS, "random", *HELDOUT_BOTS)
+#: how a generation's fitness is measured: ``selector`` (a top-k selector spends a sample budget on the
+#: population and the fixed opponents) or ``ane`` (every candidate plays every fixed opponent, ASHE 1.0)
+FITNESS_MODES = ("selector", "ane")
+#: the opponent pools, in the order of ``pool_weights``
+POOLS = ("population", "hall", "opponents")
+HALL_POLICIES = ("last", "best")
+#: named option sets (``--preset``); options given explicitly override them
+PRESETS = {
+    "ashe1": {"fitness": "ane", "opponents": TRAINING_BOTS, "population": 50, "generations": 250, "keep": 15,
+              "deals": 500, "hall_of_fame": 0},
+}
 TIMING_NAMES = ("generation", "selector", "engine", "panel", "reproduction")
 #: the methods with score posteriors (POCBAm, ML-POCBAm, hybrid): a variance per pair, costly decisions
 POSTERIOR_METHODS = ("pocbam", "ml-pocbam", "hybrid")
@@ -154,12 +167,19 @@ class EvolveConfig:
     hs_samples: int = DEFAULT_SAMPLES
     tser: TserParams = TserParams()
     panel_bots: tuple = PANEL_BOTS
-    panel_heldout: int = 5
+    panel_heldout: int = 0
     panel_deals: int = 250
+    fitness: str = "selector"
+    opponents: tuple = ()
+    hall_of_fame: int = 0
+    hall_policy: str = "last"
+    pool_weights: tuple = (1.0, 1.0, 1.0)
+    deals: int = 500
 
     def __post_init__(self):
         K = _check_int(self.population, "population (players per generation)", 3)
         _check_int(self.generations, "generations", 1)
+        self._check_pools()
         _check_int(self.keep, "keep (survivors per generation)", 2, K - 1)
         if self.selector not in SELECTORS:
             raise ValueError(f"unknown selector {self.selector!r}; known: {', '.join(SELECTORS)}")
@@ -183,6 +203,11 @@ class EvolveConfig:
         bad = {"n0", "rng", "oracle", "k", "budget", "lag", "refit_every"} & set(self.selector_options)
         if bad:
             raise ValueError(f"selector_options may not set {sorted(bad)}; use the run's own options")
+        if self.fitness == "ane":
+            if self.budget is not None and self.budget != self.ane_budget:
+                raise ValueError(f"with fitness ane the budget is population x fixed opponents x deals = "
+                                 f"{self.ane_budget} duplicate deals; set --deals instead of --budget")
+            object.__setattr__(self, "budget", None)
         need = cls.min_budget(K, self.keep, n0=n0)
         budget = (n0 + 1) * n_pairs(K) if self.budget is None else self.budget
         _check_int(budget, "budget (samples per generation)", 1)
@@ -220,6 +245,64 @@ class EvolveConfig:
         _check_int(self.panel_deals, "panel_deals (duplicate deals per panel match)", 2)
         if not bots and not self.panel_heldout:
             raise ValueError("the benchmark panel is empty: give panel bots or held-out players")
+        if self.fitness == "ane":
+            object.__setattr__(self, "budget", self.ane_budget)
+
+    def _check_pools(self) -> None:
+        """The fitness mode, the opponent pools and their weights."""
+        if self.fitness not in FITNESS_MODES:
+            raise ValueError(f"unknown fitness {self.fitness!r}; choose one of {', '.join(FITNESS_MODES)}")
+        if isinstance(self.opponents, str) or not all(isinstance(o, str) and o for o in self.opponents):
+            raise ValueError(f"opponents must be a sequence of player specs, got {self.opponents!r}")
+        object.__setattr__(self, "opponents", tuple(self.opponents))
+        for spec in self.opponents:
+            resolve_opponent(spec)          # raises ValueError naming what is allowed
+        H = _check_int(self.hall_of_fame, "hall_of_fame (frozen champions played)", 0)
+        if H >= self.generations:
+            raise ValueError(f"a hall of fame of {H} champions needs more than {H} generations (got "
+                             f"{self.generations}): generation g plays the champions of generations before g; "
+                             f"allowed: hall_of_fame <= {self.generations - 1}")
+        if self.hall_policy not in HALL_POLICIES:
+            raise ValueError(f"unknown hall_policy {self.hall_policy!r}; choose one of {', '.join(HALL_POLICIES)}")
+        if self.hall_policy == "best" and H and not self.opponents:
+            raise ValueError("hall_policy 'best' ranks champions by their results against the training "
+                             "opponents: give opponents, or use hall_policy 'last'")
+        w = self.pool_weights
+        if isinstance(w, str) or len(w) != len(POOLS) or not all(
+                isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
+                and np.isfinite(x) and x >= 0 for x in w):
+            raise ValueError(f"pool_weights must be {len(POOLS)} finite numbers >= 0 ({', '.join(POOLS)}), "
+                             f"got {w!r}")
+        object.__setattr__(self, "pool_weights", tuple(float(x) for x in w))
+        if self.fitness == "ane" and not self.n_fixed:
+            raise ValueError("fitness ane needs fixed opponents: give opponents (e.g. the ASHE 1.0 bots) "
+                             "or a hall of fame")
+        present = {"population": self.fitness == "selector", "hall": H > 0, "opponents": bool(self.opponents)}
+        if sum(x for x, p in zip(self.pool_weights, POOLS) if present[p]) <= 0:
+            used = [p for p in POOLS if present[p]]
+            raise ValueError(f"the pool weights of the pools this run plays ({', '.join(used) or 'none'}) must sum "
+                             f"to a positive number, got pool_weights {self.pool_weights}"
+                             + ("; fitness ane plays only the hall of fame and the training opponents"
+                                if self.fitness == "ane" else ""))
+        if self.fitness == "ane":
+            _check_int(self.deals, "deals (duplicate deals per candidate and fixed opponent)", 1)
+        elif self.n_fixed:
+            raise ValueError("fixed opponents (opponents, hall_of_fame) are played with fitness ane")
+
+    @property
+    def n_fixed(self) -> int:
+        """Fixed opponents a candidate meets: the training opponents and the hall of fame's slots."""
+        return len(self.opponents) + int(self.hall_of_fame)
+
+    @property
+    def ane_budget(self) -> int:
+        """Duplicate deals per generation with fitness ane: every candidate against every fixed opponent."""
+        return int(self.population) * self.n_fixed * int(self.deals)
+
+    @property
+    def trace_length(self) -> int:
+        """Samples per generation kept in the run file's trace (the selector's; ane keeps the matrix only)."""
+        return 0 if self.fitness == "ane" else int(self.budget)
 
     @property
     def run_options(self) -> dict:
@@ -239,6 +322,8 @@ class EvolveConfig:
         d = asdict(self)
         d["tser"] = self.tser.to_dict()
         d["panel_bots"] = list(self.panel_bots)
+        d["opponents"] = list(self.opponents)
+        d["pool_weights"] = list(self.pool_weights)
         d["reset"] = bool(self.reset)
         return json.loads(json.dumps(d, sort_keys=True))
 
@@ -249,6 +334,10 @@ class EvolveConfig:
         d.setdefault("refit_every", 1)
         d["tser"] = TserParams(**d.get("tser", {}))
         d["panel_bots"] = tuple(d.get("panel_bots", PANEL_BOTS))
+        d["opponents"] = tuple(d.get("opponents", ()))
+        d["pool_weights"] = tuple(d.get("pool_weights", (1.0, 1.0, 1.0)))
+        if d.get("fitness") == "ane":
+            d["budget"] = None   # derived from the deals
         return cls(**d)
 
 
@@ -274,6 +363,75 @@ def heldout_players(cfg: EvolveConfig) -> np.ndarray:
         return np.zeros((0, cfg.settings.genome_size), np.float32)
     return new_population(cfg.panel_heldout, _word(cfg.seed, 4), cfg.settings, cfg.init_low,
                           cfg.init_high).genomes
+
+
+def resolve_opponent(spec: str):
+    """The player a fixed-opponent spec names: a bot (``BOTS``), ``FILE.h5:INDEX`` (player INDEX of a
+    population file, or of an evolution run file's current population) or ``RUN.h5:champion[:G]``
+    (generation G's champion of a run file, 1-based; the last by default). ``ValueError`` if unknown."""
+    from .players.base import BOTS, make_player
+
+    if not isinstance(spec, str):
+        raise ValueError(f"an opponent spec must be a string, got {spec!r}")
+    if spec in BOTS:
+        return make_player(spec)
+    path, sep, rest = spec.partition(".h5:")
+    if not sep:
+        raise ValueError(f"unknown opponent {spec!r}; choose a bot ({', '.join(BOTS)}), FILE.h5:INDEX of a "
+                         "population or run file, or RUN.h5:champion[:GENERATION]")
+    path += ".h5"
+    try:
+        kind = open_checked(path, FORMAT, FORMAT_VERSION)
+        kind[0].close()
+        is_run = True
+    except ValueError:
+        is_run = False
+    if not is_run:
+        if rest.startswith("champion"):
+            raise ValueError(f"opponent {spec!r}: {path} is not an evolution run file (champion needs one)")
+        return make_player(spec)
+    run = load_run(path)
+    settings = run.config.settings
+    if rest.startswith("champion"):
+        gen = rest[len("champion"):]
+        if gen and not (gen.startswith(":") and gen[1:].isdigit()):
+            raise ValueError(f"opponent {spec!r}: expected RUN.h5:champion or RUN.h5:champion:GENERATION")
+        g = int(gen[1:]) if gen else run.completed
+        if not 1 <= g <= run.completed:
+            raise ValueError(f"opponent {spec!r}: {path} has champions of generations 1..{run.completed}")
+        return ashe_player(run.records["champion"][g - 1], settings, name=spec)
+    if not rest.isdigit() or int(rest) >= len(run.population):
+        raise ValueError(f"opponent {spec!r}: expected an index in 0..{len(run.population) - 1} of {path}")
+    return ashe_player(run.population[int(rest)], settings, name=spec)
+
+
+def training_opponents(cfg: EvolveConfig) -> list:
+    """The players of ``cfg.opponents``, in order."""
+    return [resolve_opponent(spec) for spec in cfg.opponents]
+
+
+def hall_members(cfg: EvolveConfig, champions: list, scores: list) -> np.ndarray:
+    """Generation indices (0-based) of the hall of fame that the next generation plays, one per slot (-1 for
+    an empty slot): the last ``hall_of_fame`` champions, or (``hall_policy`` "best") the champions with the
+    best results against the training opponents (``scores``, mBB/hand; ties to the later generation)."""
+    H = cfg.hall_of_fame
+    out = np.full(H, -1, np.int64)
+    n = len(champions)
+    if H == 0 or n == 0:
+        return out
+    if cfg.hall_policy == "last":
+        picked = np.arange(max(0, n - H), n)
+    else:
+        order = sorted(range(n), key=lambda g: (-scores[g], -g))
+        picked = np.sort(np.array(order[:H], np.int64))
+    out[:picked.size] = picked
+    return out
+
+
+def ane_seed(cfg: EvolveConfig, generation: int) -> int:
+    """The ``play_duplicate`` seed of generation ``generation``'s fixed-opponent matches (one deck set for
+    every candidate and opponent of the generation, a new one each generation)."""
+    return _word(cfg.seed, 6, generation)
 
 
 def panel_seed(cfg: EvolveConfig) -> int:
@@ -367,12 +525,50 @@ def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=
         final_ii, final_mode = float(sel.final_ii), int(sel.final_mode)
     decided = mode[sel.warmup:]
     return {"survivors": top, "scores": scores, "samples_used": int(sel.used),
+            "earnings": np.full((cfg.population, cfg.n_fixed), np.nan), "hall": np.full(cfg.hall_of_fame, -1),
             "decisions": int(np.ceil(max(sel.used - sel.warmup, 0) / cfg.repeat)),
             "ml_fraction": float(np.mean(decided == 1)) if decided.size else np.nan,
             "final_ii": final_ii, "final_mode": final_mode, "ii_trace": ii, "mode_trace": mode,
             "trace_i": tr.i.astype(np.int16), "trace_j": tr.j.astype(np.int16), "trace_x": tr.x.astype(np.float32),
             "selector_seconds": wall, "engine_seconds": float(np.sum(oracle.seconds)),
             "deals_played": int(oracle.deals_played.sum())}
+
+
+def evaluate(cfg: EvolveConfig, genomes: np.ndarray, generation: int, opponents: list, hall: np.ndarray,
+             champions: list, backend) -> dict:
+    """Fitness ``ane``: every candidate plays every training opponent and hall-of-fame member ``cfg.deals``
+    duplicate deals on the generation's common decks; the survivors are the ``keep`` of highest fitness
+    (pool-weighted ANE, ``fitness.ane``), best first. Same keys as ``select``."""
+    from .fitness import ane, earnings_matrix
+
+    t0 = time.perf_counter()
+    candidates = [ashe_player(g, cfg.settings, name=f"g{generation}:{i}") for i, g in enumerate(genomes)]
+    members = [int(h) for h in hall if h >= 0]
+    fixed = list(opponents) + [ashe_player(champions[h], cfg.settings, name=f"hall:{h + 1}") for h in members]
+    e, engine = earnings_matrix(candidates, fixed, cfg.deals, ane_seed(cfg, generation), backend, cfg.hs_samples)
+    E = np.full((len(genomes), cfg.n_fixed), np.nan)
+    E[:, :e.shape[1]] = e
+    pools = np.array([POOLS.index("opponents")] * len(opponents) + [POOLS.index("hall")] * cfg.hall_of_fame)
+    fitness = ane(E, pools, cfg.pool_weights)
+    top = np.argsort(-fitness, kind="stable")[:cfg.keep]
+    empty = np.zeros(0)
+    return {"survivors": top.astype(np.int64), "scores": fitness, "samples_used": int(len(genomes) * e.shape[1]
+                                                                                      * cfg.deals),
+            "decisions": 0, "ml_fraction": np.nan, "final_ii": np.nan, "final_mode": 0,
+            "ii_trace": empty.astype(np.float32), "mode_trace": empty.astype(np.int8),
+            "trace_i": empty.astype(np.int16), "trace_j": empty.astype(np.int16), "trace_x": empty.astype(np.float32),
+            "earnings": E, "hall": hall.copy(), "selector_seconds": time.perf_counter() - t0,
+            "engine_seconds": engine, "deals_played": int(len(genomes) * e.shape[1] * cfg.deals)}
+
+
+def training_score(cfg: EvolveConfig, res: dict, index: int) -> float:
+    """Candidate ``index``'s mean mBB/hand against the training opponents in its generation (NaN without)."""
+    from .fitness import mbb_per_hand
+
+    m = len(cfg.opponents)
+    if not m or "earnings" not in res:
+        return float("nan")
+    return float(mbb_per_hand(res["earnings"][index, :m], cfg.deals).mean())
 
 
 # ----------------------------------------------------------------------------------------- the panel
@@ -419,7 +615,9 @@ def run_panel(cfg: EvolveConfig, champion: np.ndarray, heldout: np.ndarray, back
 
 _PER_GEN = ("survivors", "scores", "champion", "samples_used", "decisions", "ml_fraction", "final_ii",
             "final_mode", "ii_trace", "mode_trace", "trace_i", "trace_j", "trace_x", "panel_mean", "panel_ci",
-            "origin", "parents", "rate", "sigma", "timing")
+            "origin", "parents", "rate", "sigma", "timing", "earnings", "hall", "champion_train")
+#: records that files written before fixed opponents existed lack (read as their empty defaults)
+_ADDED = ("earnings", "hall", "champion_train")
 
 
 @dataclass
@@ -442,13 +640,30 @@ class EvolutionRun:
     def panel_names(self) -> list[str]:
         return self.config.panel_names
 
-    def panel_score(self) -> np.ndarray:
-        """Per generation: the champion's mean mBB/hand over the panel opponents (equal weights)."""
-        return self.records["panel_mean"].mean(axis=1) if self.completed else np.zeros(0)
+    def panel_columns(self, group: str = "all") -> np.ndarray:
+        """Indices of the panel opponents of ``group``: ``all``; ``training``, the run's training opponents
+        (ASHE 1.0's bots when it has none); ``heldout``, the held-out bots and generation-0 players."""
+        names = self.panel_names
+        train = set(self.config.opponents or TRAINING_BOTS)
+        pick = {"all": lambda n: True, "training": lambda n: n in train,
+                "heldout": lambda n: n in HELDOUT_BOTS or n.startswith("heldout:")}
+        if group not in pick:
+            raise ValueError(f"unknown panel group {group!r}; choose one of {', '.join(pick)}")
+        return np.array([c for c, n in enumerate(names) if pick[group](n)], np.int64)
+
+    def panel_score(self, group: str = "all") -> np.ndarray:
+        """Per generation: the champion's mean mBB/hand over the panel opponents of ``group`` (equal
+        weights; see ``panel_columns``); NaN where the group is empty."""
+        cols = self.panel_columns(group)
+        if not self.completed:
+            return np.zeros(0)
+        if not cols.size:
+            return np.full(self.completed, np.nan)
+        return self.records["panel_mean"][:, cols].mean(axis=1)
 
 
 def _empty_records(cfg: EvolveConfig) -> dict:
-    K, B, n = cfg.population, cfg.budget, cfg.settings.genome_size
+    K, B, n = cfg.population, cfg.trace_length, cfg.settings.genome_size
     m = len(cfg.panel_names)
     shapes = {"survivors": ((cfg.keep,), np.int64), "scores": ((K,), np.float64), "champion": ((n,), np.float32),
               "samples_used": ((), np.int64), "decisions": ((), np.int64), "ml_fraction": ((), np.float64),
@@ -456,7 +671,9 @@ def _empty_records(cfg: EvolveConfig) -> dict:
               "mode_trace": ((B,), np.int8), "trace_i": ((B,), np.int16), "trace_j": ((B,), np.int16),
               "trace_x": ((B,), np.float32), "panel_mean": ((m,), np.float64), "panel_ci": ((m,), np.float64),
               "origin": ((K,), np.int8), "parents": ((K - cfg.keep, 2), np.int64), "rate": ((), np.float64),
-              "sigma": ((), np.float64), "timing": ((len(TIMING_NAMES),), np.float64)}
+              "sigma": ((), np.float64), "timing": ((len(TIMING_NAMES),), np.float64),
+              "earnings": ((K, cfg.n_fixed), np.float64), "hall": ((cfg.hall_of_fame,), np.int64),
+              "champion_train": ((), np.float64)}
     return {k: np.zeros((0, *s), dtype=t) for k, (s, t) in shapes.items()}
 
 
@@ -491,7 +708,12 @@ def load_run(path) -> EvolutionRun:
         with f:
             cfg = EvolveConfig.from_dict(config)
             attrs = plain_attrs(f)
-            records = {name: f["generations"][name][()] for name in _PER_GEN}
+            gens = f["generations"]
+            n_done = int(f.attrs.get("completed", 0))
+            empty = _empty_records(cfg)
+            records = {name: gens[name][()] if name in gens or name not in _ADDED else
+                       np.full((n_done, *empty[name].shape[1:]), np.nan if name != "hall" else -1,
+                               empty[name].dtype) for name in _PER_GEN}
             run = EvolutionRun(str(path), cfg, attrs, f["population"][()], f["population0"][()], f["heldout"][()],
                                records)
     except (KeyError, OSError, TypeError, ValueError) as err:
@@ -526,7 +748,8 @@ def _breed(cfg: EvolveConfig, genomes: np.ndarray, res: dict, g: int, oracle: Li
     """The bookkeeping between two selections, none of it hands: release generation ``g``'s ``oracle`` (its
     memories back to the pool), TSER on its selection and (``next_oracle``) generation ``g + 1``'s oracle."""
     t0 = time.perf_counter()
-    oracle.release()
+    if oracle is not None:
+        oracle.release()
     rate, sigma = cfg.tser.schedule(g, cfg.generations)
     rng = np.random.default_rng(_seq(cfg.seed, 3, g))
     off = tser(genomes, res["survivors"], res["scores"][res["survivors"]], cfg.population, rate, sigma, rng)
@@ -603,8 +826,9 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
         wait = time.perf_counter() - t_wait
         res, off = p["res"], p["off"]
         row = {**{k: res[k] for k in ("survivors", "scores", "samples_used", "decisions", "ml_fraction", "final_ii",
-                                     "final_mode", "ii_trace", "mode_trace", "trace_i", "trace_j", "trace_x")},
-               "champion": p["champion"], "panel_mean": mean, "panel_ci": ci, "origin": off.origin,
+                                     "final_mode", "ii_trace", "mode_trace", "trace_i", "trace_j", "trace_x",
+                                     "earnings", "hall")},
+               "champion": p["champion"], "champion_train": p["champion_train"], "panel_mean": mean, "panel_ci": ci, "origin": off.origin,
                "parents": off.parents, "rate": p["rate"], "sigma": p["sigma"],
                "timing": np.array([p["busy"] + wait, res["selector_seconds"], res["engine_seconds"], panel_s,
                                    p["repro"]])}
@@ -629,17 +853,28 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
     memories = MemoryPool()  # the generations' match memories, reused (fresh ones cost ~0.3 s a generation)
     buffers: dict = {}       # the records' storage, grown by doubling (``_append_row``)
     current, oracle, pending, selected = run.population, None, None, 0
+    ane_mode = cfg.fitness == "ane"
+    opponents = training_opponents(cfg)
+    # every champion so far and its result against the training opponents: the hall of fame's candidates
+    champions = list(run.records["champion"])
+    champion_train = [float(x) for x in run.records["champion_train"]]
     try:
         for g in range(start, cfg.generations):
             if stop_after is not None and selected >= stop_after:
                 break
             t0 = time.perf_counter()
-            if oracle is None:
-                oracle = generation_oracle(cfg, current, g, memories)
-            res = select(cfg, current, g, oracle=oracle)
+            hall = hall_members(cfg, champions, champion_train)
+            if ane_mode:
+                res = evaluate(cfg, current, g, opponents, hall, champions, backend)
+            else:
+                if oracle is None:
+                    oracle = generation_oracle(cfg, current, g, memories)
+                res = select(cfg, current, g, oracle=oracle)
             champion = current[res["survivors"][0]].copy()
+            champions.append(champion)
+            champion_train.append(training_score(cfg, res, int(res["survivors"][0])))
             last = g + 1 == cfg.generations or (stop_after is not None and selected + 1 >= stop_after)
-            args = (cfg, current, res, g, oracle, memories, not last)
+            args = (cfg, current, res, g, oracle, memories, not last and not ane_mode)
             if not overlap:
                 breeding = pool.submit(_breed, *args)
                 panel = _timed_panel(cfg, champion, run.heldout, backend)
@@ -655,7 +890,8 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
             t3 = time.perf_counter()
             if pending is not None:
                 finish(pending)
-            pending = {"g": g, "res": res, "champion": champion, "panel": panel, **bred, "busy": t3 - t0}
+            pending = {"g": g, "res": res, "champion": champion, "champion_train": champion_train[-1],
+                       "panel": panel, **bred, "busy": t3 - t0}
             current, oracle = bred["off"].genomes, bred["oracle"]
             selected += 1
         if pending is not None:

@@ -44,6 +44,27 @@ def _parse_options(pairs):
 
 
 @click.command("evolve")
+@click.option("--preset", type=click.Choice(["ashe1"]), default=None,
+              help="A named set of options; options given explicitly override it. ashe1: ASHE 1.0 exactly "
+                   "(--fitness ane --opponents the four ASHE 1.0 bots --deals 500 --population 50 --keep 15 "
+                   "--generations 250).")
+@click.option("--fitness", type=click.Choice(["selector", "ane"]), default="selector", show_default=True,
+              help="selector: a top-k selector spends --budget samples on the population; ane: every player "
+                   "plays every fixed opponent --deals duplicate deals on common decks, fitness = ASHE 1.0's "
+                   "Average Normalized Earnings.")
+@click.option("--opponents", default="", metavar="SPECS",
+              help="Comma-separated training opponents: bots (e.g. scared-limper,calling-machine,hothead-maniac,"
+                   "candid-statistician), FILE.h5:INDEX of a population or run file, RUN.h5:champion[:G]  "
+                   "[default: none].")
+@click.option("--hall-of-fame", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Frozen champions of earlier generations every player also plays.")
+@click.option("--hall-policy", type=click.Choice(["last", "best"]), default="last", show_default=True,
+              help="last: the latest champions; best: those with the best results against the training opponents.")
+@click.option("--pool-weights", nargs=3, type=float, default=(1.0, 1.0, 1.0), show_default=True,
+              metavar="POP HALL OPP", help="Weights of the population, hall-of-fame and training-opponent pools "
+                                           "in the fitness.")
+@click.option("--deals", type=click.IntRange(min=1), default=500, show_default=True,
+              help="Duplicate deals per player and fixed opponent with --fitness ane (500 deals = 1,000 hands).")
 @click.option("--population", type=click.IntRange(min=3), default=50, show_default=True, help="Players per generation.")
 @click.option("--generations", type=click.IntRange(min=1), default=250, show_default=True)
 @click.option("--keep", type=click.IntRange(min=2), default=15, show_default=True,
@@ -80,12 +101,12 @@ def _parse_options(pairs):
               help="Generation-0 weights uniform on [LOW, HIGH] (core paper: [-1, 1]).")
 @click.option("--hs-samples", type=click.IntRange(min=1), default=None,
               help="Monte Carlo roll-outs of hand strength on flop and turn  [default: the engine's 1000].")
-@click.option("--panel-bots", default=",".join(["scared-limper", "calling-machine", "hothead-maniac",
-                                                "candid-statistician", "random"]), show_default=True,
-              help="Comma-separated bots of the benchmark panel.")
+@click.option("--panel-bots", default=None,
+              help="Comma-separated bots of the benchmark panel  [default: the four ASHE 1.0 bots, random and the "
+                   "held-out bots tight-aggressive, loose-passive, bluffer, check-raiser, pot-odds].")
 @click.option("--panel-deals", type=click.IntRange(min=2), default=250, show_default=True,
               help="Duplicate deals per benchmark-panel match.")
-@click.option("--panel-heldout", type=click.IntRange(min=0), default=5, show_default=True,
+@click.option("--panel-heldout", type=click.IntRange(min=0), default=0, show_default=True,
               help="Held-out generation-0 players in the benchmark panel.")
 @click.option("--out", type=click.Path(dir_okay=False), required=True, help="Run file (HDF5) to write.")
 @click.option("--resume", is_flag=True, help="Continue the run in OUT (same config) from its last generation.")
@@ -95,7 +116,9 @@ def _parse_options(pairs):
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes  [default: all cores].")
 @click.option("--scheduler", default=None, help="Dask scheduler address tcp://HOST:PORT.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
-def evolve(population, generations, keep, selector, budget, n0, repeat, lag, refit_every, selector_options, seed,
+@click.pass_context
+def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, pool_weights, deals, population, generations,
+           keep, selector, budget, n0, repeat, lag, refit_every, selector_options, seed,
            hidden, prt_capacity, reset, rate_start, rate_end, sigma_start, sigma_end, init_range, hs_samples,
            panel_bots, panel_deals, panel_heldout, out, resume, overwrite, backend, workers, scheduler, as_json):
     """Evolve ASHE players: each generation a top-k selector picks the survivors, TSER makes the rest.
@@ -106,16 +129,20 @@ def evolve(population, generations, keep, selector, budget, n0, repeat, lag, ref
     from .. import evolve as ev
     from ..parallel import DASK_HINT, get_backend
 
+    options = dict(
+        fitness=fitness, opponents=tuple(o for o in opponents.split(",") if o), hall_of_fame=hall_of_fame,
+        hall_policy=hall_policy, pool_weights=tuple(pool_weights), deals=deals,
+        population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
+        repeat=repeat, lag=lag, refit_every=refit_every, seed=seed, hidden=hidden, prt_capacity=prt_capacity,
+        reset=reset, panel_deals=panel_deals, panel_heldout=panel_heldout, init_low=init_range[0],
+        init_high=init_range[1],
+        rate_start=rate_start, rate_end=rate_end, sigma_start=sigma_start, sigma_end=sigma_end,
+        **({} if hs_samples is None else {"hs_samples": hs_samples}),
+        **({} if panel_bots is None else {"panel_bots": tuple(b for b in panel_bots.split(",") if b)}))
+    given = {name for name in ctx.params if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT}
+    options.update({k: v for k, v in ev.PRESETS.get(preset, {}).items() if k not in given})
     try:
-        cfg = ev.config_from_options(
-            population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
-            repeat=repeat, lag=lag, refit_every=refit_every, selector_options=_parse_options(selector_options),
-            seed=seed, hidden=hidden,
-            prt_capacity=prt_capacity, reset=reset, panel_deals=panel_deals, panel_heldout=panel_heldout,
-            init_low=init_range[0], init_high=init_range[1],
-            panel_bots=tuple(b for b in panel_bots.split(",") if b),
-            **({} if hs_samples is None else {"hs_samples": hs_samples}),
-            rate_start=rate_start, rate_end=rate_end, sigma_start=sigma_start, sigma_end=sigma_end)
+        cfg = ev.config_from_options(selector_options=_parse_options(selector_options), **options)
     except ValueError as err:
         raise click.UsageError(str(err)) from None
     try:
@@ -137,7 +164,9 @@ def evolve(population, generations, keep, selector, budget, n0, repeat, lag, ref
     run = report.run
     t = run.records["timing"]
     score = run.panel_score()
-    overhead = (t[:, 1].sum() - t[:, 2].sum()) / max(t[:, 2].sum(), 1e-12) if len(t) else float("nan")
+    # the first generation of this call loads (or, on a fresh clone, compiles) the numba kernels: left out
+    warm = t[report.resumed_from + 1:] if report.generations_run > 1 else t[report.resumed_from:]
+    overhead = (warm[:, 1].sum() - warm[:, 2].sum()) / max(warm[:, 2].sum(), 1e-12) if len(warm) else float("nan")
     info = {"out": str(out), "generations": run.completed, "generations_run": report.generations_run,
             "resumed_from": report.resumed_from, "seconds": report.seconds, "budget": cfg.budget, "n0": cfg.n0,
             "final_panel_score": float(score[-1]) if len(score) else None,
@@ -148,7 +177,9 @@ def evolve(population, generations, keep, selector, budget, n0, repeat, lag, ref
         return
     resumed = f", resumed at generation {report.resumed_from}" if report.resumed_from else ""
     click.echo(f"wrote {out}: {run.completed}/{cfg.generations} generations ({report.generations_run} run here"
-               f"{resumed}) in {report.seconds:.1f} s; {cfg.selector}, budget {cfg.budget} samples/generation")
+               f"{resumed}) in {report.seconds:.1f} s; " + (
+                   f"fitness ane against {cfg.n_fixed} fixed opponents" if cfg.fitness == "ane" else cfg.selector)
+               + f", budget {cfg.budget:,} duplicate deals/generation")
     if len(score):
         names = run.panel_names
         last = run.records["panel_mean"][-1]
@@ -156,4 +187,6 @@ def evolve(population, generations, keep, selector, budget, n0, repeat, lag, ref
         click.echo("last champion vs the panel (mBB/hand, 95% CI): " +
                    ", ".join(f"{n} {m:+.0f}±{c:.0f}" for n, m, c in zip(names, last, ci)))
         click.echo(f"panel score: generation 1 {score[0]:+.0f}, last {score[-1]:+.0f}, best {score.max():+.0f}; "
-                   f"selector overhead {100 * overhead:.1f}% of engine time")
+                   f"{'selection' if cfg.fitness == 'selector' else 'evaluation'} overhead {100 * overhead:.1f}% "
+                   f"of engine time" + (" (generations after the first, which compiles the kernels)"
+                                        if report.generations_run > 1 else ""))
