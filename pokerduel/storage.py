@@ -20,13 +20,16 @@ from . import __version__
 @contextlib.contextmanager
 def atomic_path(path):
     """A temporary path in ``path``'s folder (created if missing) that is renamed to ``path`` only once the
-    block succeeds; on any error or interrupt it is removed and ``path`` is left as it was."""
+    block succeeds; on any error or interrupt it is removed and ``path`` is left as it was. A block that
+    removes the temporary file itself writes nothing."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
         yield tmp
+        if not os.path.exists(tmp):
+            return
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file the permissions of a normal one

@@ -19,7 +19,9 @@ numba (``_deal``); Python keeps the sockets, the warnings and the log.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import socket
 import sys
 import time
@@ -34,6 +36,7 @@ from .._jit import kernel
 from ..engine.decks import DEAL_SLOTS, N_DEAL_CARDS, deal_cards, seed_keys
 from ..engine.evaluator import eval7_pair
 from ..engine.rules import BIG_BLIND, STATE_SIZE, payoff0
+from ..storage import atomic_path
 from . import _deal
 from .protocol import GAME, ProtocolError, parse_matchstate, set_io_timeout
 
@@ -204,6 +207,9 @@ class Dealer:
         self.warn = warn if warn is not None else (lambda text: print(text, file=sys.stderr))
         self.on_hand = on_hand
         self.listeners = []
+        self.seats: list[_Seat] = []
+        self._log = None
+        self._connected = False  # both seats connected: the match began
         try:
             for p in ports:
                 s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -215,8 +221,6 @@ class Dealer:
             self.close()
             raise ValueError(f"cannot listen on {host} ports {ports}: {err}") from None
         self.ports = tuple(s.getsockname()[1] for s in self.listeners)
-        self.seats: list[_Seat] = []
-        self._log = None
 
     def close(self):
         for s in self.listeners:
@@ -246,6 +250,7 @@ class Dealer:
             set_io_timeout(sock, self.timeout)
             self.seats.append(_Seat(i, self.names[i], sock, self._out, self._olen))
             self.seats[-1].timeout = self.timeout
+        self._connected = True
         for seat in self.seats:
             line = seat.readline(time.monotonic() + self.timeout, "its VERSION line")
             parts = line.split(":")
@@ -256,53 +261,73 @@ class Dealer:
                 raise SeatError(f"{seat.label()} speaks protocol {parts[1]}; this dealer speaks 2.0.0")
 
     def run(self) -> DealerResult:
-        """Accept both seats and play the match; the result says whether (and why) it ended early."""
+        """Accept both seats and play the match; the result says whether (and why) it ended early.
+
+        The log is written under a temporary name and appears at ``log_path`` when the match ends, early
+        too (it then holds the hands completed, and an interrupt is re-raised once it is written); a match
+        that never began (a seat did not connect) leaves no log and any existing file as it was."""
         t0 = time.perf_counter()
         n_deals = self.n_hands // 2 if self.duplicate else self.n_hands
         cards, values = deal_match(seed_keys(self.seed, 2)[0], n_deals)
         payoffs = np.zeros((self.n_hands, 2), dtype=np.int64)
         result = DealerResult(self.names, self.seed, self.duplicate, self.n_hands, payoffs[:0],
                               log_path=self.log_path)
-        log = open(self.log_path, "w", encoding="ascii") if self.log_path is not None else None  # noqa: SIM115 (closed in finally)
-        self._log = log
-        try:
-            if log is not None:
-                log.write(f"# name/game/hands/seed {self.match_name} {GAME} {self.n_hands} {self.seed}\n"
-                          f"# pokerduel dealer: duplicate={int(self.duplicate)} t_response_ms="
-                          f"{round(self.timeout * 1000)}\n")
-                log.flush()
-            self._warm_up(cards[0])  # compile or load the kernels before the seats wait
+        interrupted = None
+        target = atomic_path(self.log_path) if self.log_path is not None else contextlib.nullcontext()
+        with target as tmp:
+            log = open(tmp, "w", encoding="ascii") if tmp is not None else None  # noqa: SIM115 (closed in finally)
+            self._log = log
             try:
-                self._connect()
-                t1, c1 = time.perf_counter(), time.process_time()
-                for h in range(self.n_hands):
-                    d = h // 2 if self.duplicate else h
-                    payoffs[h] = self._play_hand(h, cards[d], values[d], result, log)
-                    result.payoffs = payoffs[: h + 1]
-                    if self.on_hand is not None:
-                        self.on_hand(h + 1, result)
-                for seat in self.seats:
-                    seat.flush()
-                result.play_seconds = time.perf_counter() - t1
-                result.play_cpu_seconds = time.process_time() - c1
-            except SeatError as err:
-                result.aborted = f"match ended after {result.n_hands} of {self.n_hands} hands: {err}"
-                for seat in self.seats:  # the other seat then sees the unfinished hand, not a quiet end
-                    try:
-                        seat.flush()
-                    except SeatError:
-                        pass
-                self.warn(f"ERROR: {result.aborted}")
                 if log is not None:
-                    log.write(f"# {result.aborted}\n")
-            totals = result.payoffs.sum(axis=0) if result.n_hands else np.zeros(2, dtype=np.int64)
-            if log is not None:
-                log.write(f"SCORE:{int(totals[0])}|{int(totals[1])}:{self.names[0]}|{self.names[1]}\n")
-        finally:
-            if log is not None:
-                log.close()
-            self.close()
+                    log.write(f"# name/game/hands/seed {self.match_name} {GAME} {self.n_hands} {self.seed}\n"
+                              f"# pokerduel dealer: duplicate={int(self.duplicate)} t_response_ms="
+                              f"{round(self.timeout * 1000)}\n")
+                self._warm_up(cards[0])  # compile or load the kernels before the seats wait
+                try:
+                    self._connect()
+                    t1, c1 = time.perf_counter(), time.process_time()
+                    for h in range(self.n_hands):
+                        d = h // 2 if self.duplicate else h
+                        payoffs[h] = self._play_hand(h, cards[d], values[d], result, log)
+                        result.payoffs = payoffs[: h + 1]
+                        if self.on_hand is not None:
+                            self.on_hand(h + 1, result)
+                    for seat in self.seats:
+                        seat.flush()
+                    result.play_seconds = time.perf_counter() - t1
+                    result.play_cpu_seconds = time.process_time() - c1
+                except SeatError as err:
+                    result.aborted = f"match ended after {result.n_hands} of {self.n_hands} hands: {err}"
+                    for seat in self.seats:  # the other seat then sees the unfinished hand, not a quiet end
+                        try:
+                            seat.flush()
+                        except SeatError:
+                            pass
+                    self.warn(f"ERROR: {result.aborted}")
+                    if log is not None:
+                        log.write(f"# {result.aborted}\n")
+                except KeyboardInterrupt as err:
+                    if not self._connected:
+                        raise
+                    interrupted = err
+                    result.aborted = f"match interrupted after {result.n_hands} of {self.n_hands} hands"
+                    if log is not None:
+                        log.write(f"# {result.aborted}\n")
+                totals = result.payoffs.sum(axis=0) if result.n_hands else np.zeros(2, dtype=np.int64)
+                if log is not None:
+                    log.write(f"SCORE:{int(totals[0])}|{int(totals[1])}:{self.names[0]}|{self.names[1]}\n")
+            finally:
+                if log is not None:
+                    log.close()
+                    if not self._connected:
+                        os.unlink(tmp)  # nothing was played: no log (atomic_path then writes nothing)
+                self._log = None
+                self.close()
+        if not self._connected:
+            result.log_path = None
         result.seconds = time.perf_counter() - t0
+        if interrupted is not None:
+            raise interrupted
         return result
 
     def _buffers(self):

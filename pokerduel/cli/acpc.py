@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from ._outputs import check_output
 from .play import PlayerSpec
 
 
@@ -72,17 +73,19 @@ def acpc_client(host, port, player, seed, duplicate, hs_samples, timeout, hands,
 @click.option("--duplicate", is_flag=True,
               help="Deal each deck twice in a row with the seats swapped (HANDS must be even).")
 @click.option("--names", default="seat1,seat2", show_default=True, help="Seat names for the log, comma-separated.")
-@click.option("--log", "log_path", type=click.Path(dir_okay=False, writable=True), default="dealer.log",
-              show_default=True, help="ACPC log file (STATE: lines and the final SCORE: line).")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False), default="dealer.log",
+              show_default=True, help="ACPC log file (STATE: lines and the final SCORE: line), written when the "
+                                      "match ends.")
 @click.option("--no-log", is_flag=True, help="Write no log file.")
+@click.option("--overwrite", is_flag=True, help="Replace an existing log file.")
 @click.option("--timeout-ms", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Most milliseconds a seat may take to answer (ACPC --t_response).")
 @click.option("--start-timeout-ms", type=click.IntRange(min=1), default=600_000, show_default=True,
               help="Most milliseconds to wait for both seats to connect.")
 @click.option("--quiet", is_flag=True, help="Do not print warnings about invalid or ignored replies.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary at the end.")
-def dealer(host, port, port2, hands, seed, duplicate, names, log_path, no_log, timeout_ms, start_timeout_ms,
-           quiet, as_json):
+def dealer(host, port, port2, hands, seed, duplicate, names, log_path, no_log, overwrite, timeout_ms,
+           start_timeout_ms, quiet, as_json):
     """Host a two-seat ACPC match (protocol 2.0.0) and print each seat's result in mBB/hand."""
     from ..acpc.dealer import Dealer
 
@@ -94,6 +97,8 @@ def dealer(host, port, port2, hands, seed, duplicate, names, log_path, no_log, t
         port2 = port + 1 if port else 0
     if port2 > 65535:
         raise click.BadParameter(f"seat 2's port {port2} is above 65535; give --port2", param_hint="--port2")
+    if not no_log:
+        check_output(log_path, "--log", overwrite=overwrite)
     warnings = []
 
     def warn(text):
@@ -119,7 +124,7 @@ def dealer(host, port, port2, hands, seed, duplicate, names, log_path, no_log, t
         click.echo(json.dumps({"hands": result.n_hands, "planned": hands, "seed": seed, "duplicate": duplicate,
                                "seats": rows, "aborted": result.aborted, "seconds": result.seconds,
                                "play_seconds": result.play_seconds, "play_cpu_seconds": result.play_cpu_seconds,
-                               "log": None if no_log else log_path}))
+                               "log": result.log_path}))
     else:
         kind = "pairs of mirrored hands" if duplicate else "hands"
         for r in rows:
@@ -127,6 +132,6 @@ def dealer(host, port, port2, hands, seed, duplicate, names, log_path, no_log, t
                        f"{r['ci95']:.1f} mBB/hand (95% CI over {kind}), {r['invalid_actions']} invalid actions")
         rate = result.n_hands / result.play_seconds if result.play_seconds else float("nan")
         click.echo(f"{result.n_hands} hands in {result.play_seconds:.2f} s of play ({rate:,.0f} hands/s)"
-                   + ("" if no_log else f"; log {log_path}"))
+                   + ("" if result.log_path is None else f"; log {log_path}"))
     if result.aborted:
         sys.exit(1)
