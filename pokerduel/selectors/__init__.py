@@ -18,19 +18,22 @@ set(sel.top_k()) == set(oracle.true_top_k(4))
 
 from __future__ import annotations
 
-from .base import Selector, Trace, check_lag
+from .base import Selector, Trace, check_lag, check_weights_support
 from .pocbam import HybridMLPOCBAm, MLPOCBAm, POCBAm, Uniform
 from .problems import (
     BernoulliOracle,
     CallableOracle,
+    CandidatesOracle,
     GaussianOracle,
     Oracle,
+    candidates_vs_opponents,
     perturbed_thurstone,
     separated_top1,
     thurstone,
 )
 from .racing import AR, PBR
 from .select_top import SelectTop
+from .weights import ScoreWeights, pool_weights, resolve_weights
 
 SELECTORS: dict[str, type[Selector]] = {
     "uniform": Uniform,
@@ -57,11 +60,15 @@ def make_selector(name: str, oracle, k: int, budget: int, **options) -> Selector
     if "lag" in options and not cls.supports_lag:   # only lag 0 is allowed, which the method has anyway
         check_lag(cls, options["lag"])
         options = {key: v for key, v in options.items() if key != "lag"}
+    for key in ("candidates", "weights"):          # the same for the plain mode (both None)
+        if key in options and not cls.supports_weights:
+            check_weights_support(cls, options.get("candidates"), options.get("weights"))
+            options = {name: v for name, v in options.items() if name != key}
     return cls(oracle, k, budget, **options)
 
 
 __all__ = [
     "SELECTORS", "make_selector", "Selector", "Trace", "Uniform", "POCBAm", "MLPOCBAm", "HybridMLPOCBAm",
     "SelectTop", "PBR", "AR", "SavageTopK", "Oracle", "GaussianOracle", "BernoulliOracle", "CallableOracle", "thurstone", "perturbed_thurstone",
-    "separated_top1",
+    "separated_top1", "CandidatesOracle", "candidates_vs_opponents", "ScoreWeights", "pool_weights", "resolve_weights",
 ]

@@ -572,3 +572,317 @@ def hybrid_decide(K, k, pidx, pi, pj, n, nc, xbar, m2, gamma, sig2, init, var_fl
         return p, ii, 2, iters
     p, c = ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var)
     return p, ii, 1, iters
+
+
+# --- candidates, fixed opponents and weights (eq 1) ----------------------------------------------------
+#
+# The weighted score of candidate i is S_i = sum_j w_ij mu_ij over the active pairs (``weights`` module):
+# pairs ``p`` with ``pi[p] < pj[p]`` where ``pi[p]`` is always a candidate, ``wa[p] = w[pi, pj]`` and
+# ``wb[p] = w[pj, pi]`` (0 when ``pj`` is a fixed opponent). A pair enters the score of an end only when
+# that end's weight is positive. Score arrays (``mu``, ``var``) hold the K_c candidates only. With every
+# alternative a candidate and every weight 1 these kernels do the plain kernels' arithmetic operation for
+# operation (a weight of 1 multiplies exactly, and the pair loops add each item's terms in the order
+# j = 0, 1, ... as ``borda_means`` does), so their results are the same bit for bit (tested).
+
+
+@_njit
+def wscore_means(pi, pj, wa, wb, xbar, out):
+    """Eq 1 with sample means: ``out[i] = sum_j w_ij xbar_ij`` for the candidates (``xbar`` is ``pi``'s view)."""
+    for i in range(out.size):
+        out[i] = 0.0
+    for p in range(pi.size):
+        x = xbar[p]
+        if wa[p] > 0.0:
+            out[pi[p]] += wa[p] * x
+        if wb[p] > 0.0:
+            out[pj[p]] -= wb[p] * x
+
+
+@_njit
+def wscore_variances(pi, pj, wa, wb, n, pvar, out):
+    """Variances of the weighted scores with independent pairs: ``out[i] = sum_j w_ij^2 pvar_ij / n_ij``."""
+    for i in range(out.size):
+        out[i] = 0.0
+    for p in range(pi.size):
+        t = pvar[p] / n[p]
+        if wa[p] > 0.0:
+            out[pi[p]] += wa[p] * wa[p] * t
+        if wb[p] > 0.0:
+            out[pj[p]] += wb[p] * wb[p] * t
+
+
+@_njit
+def wmodel_means(pi, pj, wa, wb, colw, use_col, gamma, out):
+    """Eq 9's means for the weighted score: ``out[i] = sum_j w_ij (gamma_i - gamma_j)`` for the candidates.
+
+    With weights of the column form ``w_ij = v_j`` (``use_col``): ``V gamma_i - T`` with ``V = sum_j v_j``
+    and ``T = sum_j v_j gamma_j`` (the ``j = i`` term is 0 either way), the weighted ``K gamma_i - sum
+    gamma`` of ``model_posterior``; otherwise one pass over the active pairs."""
+    if use_col:
+        V = 0.0
+        T = 0.0
+        for j in range(colw.size):
+            V += colw[j]
+            T += colw[j] * gamma[j]
+        for i in range(out.size):
+            out[i] = V * gamma[i] - T
+        return
+    for i in range(out.size):
+        out[i] = 0.0
+    for p in range(pi.size):
+        a = pi[p]
+        b = pj[p]
+        d = gamma[a] - gamma[b]
+        if wa[p] > 0.0:
+            out[a] += wa[p] * d
+        if wb[p] > 0.0:
+            out[b] -= wb[p] * d
+
+
+@_njit
+def _pair_gain_w(p, mu, var, pvar, n, pi, pj, wa, wb, sign, base, c):
+    """``_pair_gain`` for weighted scores: one more sample of pair ``p`` shrinks candidate ``i``'s variance
+    by ``w_ij^2`` times eq 13's reduction; only the candidate ends with a positive weight gain."""
+    dv = _reduction(pvar[p], n[p])
+    ga = 0.0
+    gb = 0.0
+    if wa[p] > 0.0:
+        i = pi[p]
+        vi = var[i] - wa[p] * wa[p] * dv
+        if vi <= 0.0:
+            vi = var[i] * 1e-300 + 1e-300
+        ga = log_ndtr(sign[i] * (mu[i] - c) / math.sqrt(vi)) - base[i]
+    if wb[p] > 0.0:
+        j = pj[p]
+        vj = var[j] - wb[p] * wb[p] * dv
+        if vj <= 0.0:
+            vj = var[j] * 1e-300 + 1e-300
+        gb = log_ndtr(sign[j] * (mu[j] - c) / math.sqrt(vj)) - base[j]
+    return ga + gb
+
+
+@_njit
+def choose_pair_w(mu, var, pvar, n, pi, pj, wa, wb, k):
+    """``choose_pair`` for the weighted scores of the K_c candidates (``mu``, ``var`` of length K_c).
+
+    AEPCS (eq 14) runs over the candidates only, with ``c`` of eq 11 between the k-th and (k+1)-th
+    candidate. The pruned scan is ``choose_pair``'s, with each end's variance reduction ``w^2 dv``: ``D_i``
+    is the largest such reduction among i's pairs, and the linear bound of a pair is ``dv (w_ij^2 R_i +
+    w_ji^2 R_j)`` (``R`` as in ``choose_pair``, valid for any reduction up to ``D_i``); an end without a
+    positive weight (a fixed opponent) contributes nothing. The answer equals ``choose_pair_scan_w``'s."""
+    Kc = mu.size
+    P = pi.size
+    c, sign, base = _sides(mu, var, k)
+    D = np.zeros(Kc)
+    for p in range(P):
+        dv = _reduction(pvar[p], n[p])
+        if wa[p] > 0.0:
+            d = wa[p] * wa[p] * dv
+            if d > D[pi[p]]:
+                D[pi[p]] = d
+        if wb[p] > 0.0:
+            d = wb[p] * wb[p] * dv
+            if d > D[pj[p]]:
+                D[pj[p]] = d
+    U = np.empty(Kc)
+    for i in range(Kc):
+        vi = var[i] - D[i]
+        if not vi > 0.0:
+            U[i] = np.inf
+        else:
+            u = log_ndtr(sign[i] * (mu[i] - c) / math.sqrt(vi)) - base[i]
+            U[i] = u if u > 0.0 else 0.0
+    R = np.empty(Kc)
+    for i in range(Kc):
+        a = sign[i] * (mu[i] - c)
+        if a <= 0.0:
+            R[i] = 0.0
+        elif D[i] > 0.0 and var[i] - D[i] > 0.0:
+            z = a / math.sqrt(var[i])
+            slope = math.exp(-0.5 * z * z - _LOG_SQRT_2PI - base[i])
+            R[i] = slope * (a / math.sqrt(var[i] - D[i]) - z) / D[i]
+        else:
+            R[i] = np.inf
+    p0 = 0
+    b0 = -np.inf
+    for p in range(P):
+        ua = U[pi[p]] if wa[p] > 0.0 else 0.0
+        ub = U[pj[p]] if wb[p] > 0.0 else 0.0
+        b = ua + ub
+        if b > b0:
+            b0 = b
+            p0 = p
+    best = _pair_gain_w(p0, mu, var, pvar, n, pi, pj, wa, wb, sign, base, c)
+    bestp = p0
+    if not best == best:      # NaN
+        best = -np.inf
+        bestp = -1
+    for p in range(P):
+        i = pi[p]
+        j = pj[p]
+        ua = U[i] if wa[p] > 0.0 else 0.0
+        ub = U[j] if wb[p] > 0.0 else 0.0
+        b = ua + ub
+        if b < best or (b == best and p > bestp):
+            continue
+        ra = wa[p] * wa[p] * R[i] if wa[p] > 0.0 else 0.0
+        rb = wb[p] * wb[p] * R[j] if wb[p] > 0.0 else 0.0
+        if _reduction(pvar[p], n[p]) * (ra + rb) < best - 1e-9 * (1.0 + abs(best)):
+            continue
+        g = _pair_gain_w(p, mu, var, pvar, n, pi, pj, wa, wb, sign, base, c)
+        if g > best or (g == best and p < bestp):
+            best = g
+            bestp = p
+    if bestp < 0:
+        bestp = np.argmin(n)
+    return bestp, c
+
+
+@_njit
+def choose_pair_scan_w(mu, var, pvar, n, pi, pj, wa, wb, k):
+    """``choose_pair_w`` by evaluating every active pair (the reference the pruned scan is tested against)."""
+    c, sign, base = _sides(mu, var, k)
+    best = -np.inf
+    bestp = -1
+    for p in range(pi.size):
+        g = _pair_gain_w(p, mu, var, pvar, n, pi, pj, wa, wb, sign, base, c)
+        if g > best:
+            best = g
+            bestp = p
+    if bestp < 0:
+        bestp = np.argmin(n)
+    return bestp, c
+
+
+@_njit
+def pocbam_decide_w(k, pi, pj, wa, wb, n, nc, xbar, m2, var_floor, mu, var, pvar):
+    """``pocbam_decide`` for weighted scores: posterior ``N(sum_j w_ij xbar_ij, sum_j w_ij^2 s2_ij / n_ij)``
+    of each candidate, AEPCS over the candidates. Returns (pair, c)."""
+    pool = data_scale2(n, xbar, m2)
+    sample_variances(n, m2, var_floor * pool, pool, pvar)
+    wscore_means(pi, pj, wa, wb, xbar, mu)
+    wscore_variances(pi, pj, wa, wb, nc, pvar, var)
+    return choose_pair_w(mu, var, pvar, nc, pi, pj, wa, wb, k)
+
+
+@_njit
+def init_graph(pi, pj, degree, n, xbar, m2, floor, pool, gamma, sig2):
+    """Eqs 6-7 on the comparison graph of the active pairs: ``gamma_i = B_i / (d_i + 1) - B_0 / (d_0 + 1)``
+    with ``B_i`` the sum of i's sample means and ``d_i`` its number of pairs (on the complete graph, where
+    ``d_i + 1 = K``, this is eq 6 computed as ``init_eq67`` does); ``sig2`` the eq 7 sample variances."""
+    K = gamma.size
+    for i in range(K):
+        gamma[i] = 0.0
+    for p in range(pi.size):
+        gamma[pi[p]] += xbar[p]
+        gamma[pj[p]] -= xbar[p]
+    b0 = gamma[0]
+    d0 = degree[0] + 1.0
+    for i in range(K):
+        di = degree[i] + 1.0
+        gamma[i] = (gamma[i] - di / d0 * b0) / di
+    sample_variances(n, m2, floor, pool, sig2)
+
+
+@_njit
+def fit_graph(K, pidx, pi, pj, degree, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter):
+    """``fit_thurstone`` on the active pairs (pairs never sampled are not in ``pi``, ``pj`` and so not in
+    the likelihood), started from ``init_graph`` when ``init``. The fit needs a connected graph."""
+    if init:
+        pool = data_scale2(n, xbar, m2)
+        init_graph(pi, pj, degree, n, xbar, m2, var_floor * pool, pool, gamma, sig2)
+    return fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, False, var_floor, fit_tol, max_iter)
+
+
+@_njit
+def log_likelihood_pairs(pi, pj, n, xbar, m2, gamma, sig2):
+    """``log_likelihood`` (eq 4) summed over the given pairs."""
+    ll = 0.0
+    for p in range(pi.size):
+        c = n[p]
+        if c == 0:
+            continue
+        r = xbar[p] - (gamma[pi[p]] - gamma[pj[p]])
+        ss = m2[p] + c * r * r
+        ll += -0.5 * c * math.log(2.0 * math.pi) - 0.5 * c * math.log(sig2[p]) - 0.5 * ss / sig2[p]
+    return ll
+
+
+@_njit
+def model_posterior_w(pi, pj, wa, wb, colw, use_col, n, gamma, sig2, mu, var):
+    """Eq 9 for weighted scores: ``mu_i = sum_j w_ij (gamma_i - gamma_j)``, ``var_i = sum_j w_ij^2 sig2_ij / n_ij``."""
+    wmodel_means(pi, pj, wa, wb, colw, use_col, gamma, mu)
+    wscore_variances(pi, pj, wa, wb, n, sig2, var)
+
+
+@_njit
+def ml_choose_w(k, pi, pj, wa, wb, colw, use_col, nc, gamma, sig2, mu, var):
+    """``ml_choose`` for weighted scores."""
+    model_posterior_w(pi, pj, wa, wb, colw, use_col, nc, gamma, sig2, mu, var)
+    return choose_pair_w(mu, var, sig2, nc, pi, pj, wa, wb, k)
+
+
+@_njit
+def ml_decide_w(K, k, pidx, pi, pj, degree, wa, wb, colw, use_col, n, nc, xbar, m2, gamma, sig2, init, var_floor,
+                fit_tol, max_iter, mu, var):
+    """``ml_decide`` for weighted scores: the fit over all K alternatives on the active pairs, then the
+    candidates' eq 9 posteriors and AEPCS. Returns (pair, c, iters)."""
+    iters = fit_graph(K, pidx, pi, pj, degree, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter)
+    p, c = ml_choose_w(k, pi, pj, wa, wb, colw, use_col, nc, gamma, sig2, mu, var)
+    return p, c, iters
+
+
+@_njit
+def intransitivity_index_w(pi, pj, wa, wb, colw, use_col, n, xbar, m2, gamma, sig2, per_sample, unbiased,
+                           var_floor, mu):
+    """Eq 17 over the K_c candidates (``mu.size``; a work array) for weighted scores.
+
+    Observed ``S^_i``: mean ``sum_j w_ij xbar_ij``, variance ``sum_j w_ij^2 v_ij``; model ``S*_i``: mean
+    ``sum_j w_ij (gamma_i - gamma_j)``, variance ``sum_j w_ij^2 sig2_ij`` (``v`` and ``per_sample`` as in
+    ``intransitivity_index``); ``II = 1 - exp(-sum_i (KL + KL) / (2 K_c))``."""
+    Kc = mu.size
+    pool = data_scale2(n, xbar, m2)
+    floor = var_floor * pool
+    mo = np.zeros(Kc)
+    vo = np.zeros(Kc)
+    vm = np.zeros(Kc)
+    for p in range(pi.size):
+        v = pair_variance(n, m2, p, pool) if unbiased or n[p] < 2 else m2[p] / n[p]
+        if v < floor:
+            v = floor
+        w = sig2[p]
+        if not per_sample:
+            v = v / n[p]
+            w = w / n[p]
+        if wa[p] > 0.0:
+            i = pi[p]
+            q = wa[p] * wa[p]
+            mo[i] += wa[p] * xbar[p]
+            vo[i] += q * v
+            vm[i] += q * w
+        if wb[p] > 0.0:
+            j = pj[p]
+            q = wb[p] * wb[p]
+            mo[j] -= wb[p] * xbar[p]
+            vo[j] += q * v
+            vm[j] += q * w
+    wmodel_means(pi, pj, wa, wb, colw, use_col, gamma, mu)
+    acc = 0.0
+    for i in range(Kc):
+        d2 = (mo[i] - mu[i]) * (mo[i] - mu[i])
+        acc += (vo[i] + d2) / (2.0 * vm[i]) + (vm[i] + d2) / (2.0 * vo[i]) - 1.0
+    return 1.0 - math.exp(-acc / (2.0 * Kc))
+
+
+@_njit
+def hybrid_decide_w(K, k, pidx, pi, pj, degree, wa, wb, colw, use_col, n, nc, xbar, m2, gamma, sig2, init,
+                    var_floor, fit_tol, max_iter, mu, var, pvar, per_sample, unbiased, threshold_ii):
+    """``hybrid_decide`` for weighted scores. Returns (pair, II, mode, iters)."""
+    iters = fit_graph(K, pidx, pi, pj, degree, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter)
+    ii = intransitivity_index_w(pi, pj, wa, wb, colw, use_col, n, xbar, m2, gamma, sig2, per_sample, unbiased,
+                                var_floor, mu)
+    if ii > threshold_ii:
+        p, c = pocbam_decide_w(k, pi, pj, wa, wb, n, nc, xbar, m2, var_floor, mu, var, pvar)
+        return p, ii, 2, iters
+    p, c = ml_choose_w(k, pi, pj, wa, wb, colw, use_col, nc, gamma, sig2, mu, var)
+    return p, ii, 1, iters

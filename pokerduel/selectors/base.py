@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _kernels as kern
 from .problems import check_k, n_pairs, pair_arrays, pair_index_matrix, top_k_of
+from .weights import ScoreWeights, resolve_weights
 
 
 class Trace(NamedTuple):
@@ -41,6 +42,25 @@ def check_lag(cls, lag) -> int:
     return lag
 
 
+def check_weights_support(cls, candidates, weights) -> None:
+    """``ValueError`` unless selector class ``cls`` accepts the given ``candidates`` / ``weights`` (``None``
+    for both is always accepted)."""
+    if (candidates is not None or weights is not None) and not cls.supports_weights:
+        from . import SELECTORS
+
+        able = [name for name, c in SELECTORS.items() if c.supports_weights]
+        raise ValueError(f"{cls.name} ranks all K alternatives by their Borda score and does not take candidates "
+                         f"or weights (fixed opponents, a weighted score); these are accepted by "
+                         f"{', '.join(able)}")
+
+
+def _check_k_candidates(k, Kc: int) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k < Kc:
+        raise ValueError(f"k must be an integer with 1 <= k < candidates = {Kc} (a proper, non-empty subset of "
+                         f"the candidates), got {k!r}")
+    return int(k)
+
+
 class Selector:
     """Base of the selectors: one oracle sample per ``step()``, exactly ``budget`` samples in all.
 
@@ -63,9 +83,20 @@ class Selector:
         unknown); means, variances and fits use the samples seen. Results depend on ``lag`` only, never
         on timing: ``step()`` gives the same samples and state as ``run()``. Only the selectors with
         ``supports_lag`` accept ``lag > 0``; warm-up samples are always seen at once.
+    candidates : ``K_c``: the alternatives ``0 .. K_c - 1`` are ranked and selected, ``K_c .. K - 1`` are
+        fixed opponents that are never selected and never play each other (default ``None``: all ``K``
+        are candidates). Needs ``1 <= k < K_c``.
+    weights : the weights ``w_ij`` of the score ``S_i = sum_j w_ij mu_ij`` of candidate ``i`` (eq 1):
+        ``None`` (default: 1, the Borda score), a length-``K`` vector ``v`` (``w_ij = v_j``, the weight of a
+        result against ``j``; ``weights.pool_weights`` builds one from pools of opponents) or a ``K x K``
+        matrix (row ``i``: candidate ``i``'s weights; the diagonal and the rows of fixed opponents 0).
+        Only the pairs a candidate weights (``w_ij > 0``) are sampled: the **active pairs**, in the
+        warm-up as well (``docs/selectors.md``, *Fixed opponents and weights*). Only the selectors with
+        ``supports_weights`` accept ``candidates`` or ``weights``.
 
-    The anytime answer ``top_k()`` always returns ``k`` distinct indices, best first; before the warm-up
-    is complete it ranks by the Borda score of the sample means (unsampled pairs count 0).
+    The anytime answer ``top_k()`` always returns ``k`` distinct indices (of candidates), best first;
+    before the warm-up is complete it ranks by the score of the sample means (unsampled pairs count 0).
+    ``scores()`` has one entry per candidate (``K_c``; ``K`` without ``candidates``).
     """
 
     name = "base"
@@ -75,39 +106,56 @@ class Selector:
     anytime = True
     #: whether the method accepts ``lag > 0`` (decisions with the most recent samples pending)
     supports_lag = False
+    #: whether the method accepts ``candidates`` and ``weights`` (fixed opponents, a weighted score)
+    supports_weights = False
 
     @classmethod
     def min_budget(cls, K: int, k: int, **options) -> int:
         """The smallest budget the selector accepts for ``K`` alternatives (its warm-up, at least 1)."""
         n0 = options.get("n0", inspect.signature(cls.__init__).parameters["n0"].default)
-        return max(int(n0) * n_pairs(K), 1)
+        candidates, weights = options.get("candidates"), options.get("weights")
+        check_weights_support(cls, candidates, weights)
+        sw = resolve_weights(K, candidates, weights)
+        return max(int(n0) * (n_pairs(K) if sw is None else sw.pi.size), 1)
 
     def __init__(self, oracle, k: int, budget: int, *, n0: int = 3, rng: np.random.Generator | None = None,
-                 lag: int = 0):
+                 lag: int = 0, candidates: int | None = None, weights=None):
         K = getattr(oracle, "K", None)
         if not callable(getattr(oracle, "sample", None)) or isinstance(K, bool) \
                 or not isinstance(K, (int, np.integer)) or K < 2:
             raise ValueError("oracle must have an integer K >= 2 and a method sample(i, j) -> float")
         self.oracle = oracle
         self.K = K = int(K)
-        self.k = check_k(k, K)
+        check_weights_support(type(self), candidates, weights)
+        #: the validated candidates and weights (``weights.ScoreWeights``), ``None`` in the plain mode (all
+        #: ``K`` alternatives candidates, Borda score)
+        sw = resolve_weights(K, candidates, weights)
+        self.score_weights: ScoreWeights | None = sw
+        #: ``K_c``: alternatives ``0 .. K_c - 1`` are ranked, the rest are fixed opponents
+        self.candidates = K if sw is None else sw.candidates
+        self.k = check_k(k, K) if sw is None or sw.candidates == K else _check_k_candidates(k, sw.candidates)
         self.n0 = _check_int(n0, "n0 (warm-up samples per pair)", self.min_n0,
                              f" for {self.name}" if self.min_n0 > 1 else "")
-        P = n_pairs(K)
+        P = n_pairs(K) if sw is None else sw.pi.size
         self.warmup = self.n0 * P
         if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)):
             raise ValueError(f"budget must be an integer, got {budget!r}")
         if budget < self.warmup or budget < 1:
-            raise ValueError(f"budget {budget} is smaller than the warm-up n0 * K(K-1)/2 = {self.n0} * {P} = "
-                             f"{self.warmup} samples (K = {K}); allowed: budget >= {max(self.warmup, 1)}")
+            what = "K(K-1)/2" if sw is None else "(active pairs)"
+            where = f"K = {K}" if sw is None else f"K = {K}, {self.candidates} candidates"
+            raise ValueError(f"budget {budget} is smaller than the warm-up n0 * {what} = {self.n0} * {P} = "
+                             f"{self.warmup} samples ({where}); allowed: budget >= {max(self.warmup, 1)}")
         self.budget = int(budget)
         if rng is None:
             rng = np.random.default_rng()
         if not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
         self.rng = rng
-        self.pi, self.pj = pair_arrays(K)
-        self.pidx = pair_index_matrix(K)
+        if sw is None:
+            self.pi, self.pj = pair_arrays(K)
+            self.pidx = pair_index_matrix(K)
+        else:   # the active pairs only: the warm-up, the decisions and the statistics know no others
+            self.pi, self.pj, self.pidx = sw.pi, sw.pj, sw.pidx
         self.n = np.zeros(P, dtype=np.int64)
         self.xbar = np.zeros(P)
         self.m2 = np.zeros(P)
@@ -290,14 +338,27 @@ class Selector:
         return Trace(self.pi[p], self.pj[p], self._tx[:self.used].copy())
 
     def sample_borda(self) -> np.ndarray:
-        """Borda scores of the sample means, ``sum_j xbar_ij`` (unsampled pairs count 0)."""
+        """Borda scores of the sample means, ``sum_j xbar_ij`` (unsampled pairs count 0); with candidates or
+        weights, ``sample_scores()``."""
+        if self.score_weights is not None:
+            return self.sample_scores()
         out = np.empty(self.K)
         kern.borda_means(self.K, self.pidx, self.xbar, out)
         return out
 
+    def sample_scores(self) -> np.ndarray:
+        """The candidates' scores (eq 1) of the sample means, ``sum_j w_ij xbar_ij`` (unsampled pairs count 0);
+        the Borda scores ``sample_borda()`` in the plain mode."""
+        sw = self.score_weights
+        if sw is None:
+            return self.sample_borda()
+        out = np.empty(self.candidates)
+        kern.wscore_means(self.pi, self.pj, sw.wa, sw.wb, self.xbar, out)
+        return out
+
     def scores(self) -> np.ndarray:
-        """The scores the current answer ranks by (higher is better)."""
-        return self.sample_borda()
+        """The scores the current answer ranks by (higher is better), one per candidate."""
+        return self.sample_scores()
 
     def top_k(self) -> np.ndarray:
         """The current top-k: ``k`` distinct indices, best first (ties go to the lower index)."""

@@ -12,6 +12,12 @@ eq 13 (``c`` held at its current value, as in eq 14).
 - **Hybrid**: ML-POCBAm while the intransitivity index (eq 17) is at most a threshold (0.17, §6),
   POCBAm's sampling and ranking while it exceeds it.
 
+All four also rank **candidates** against **fixed opponents** by a **weighted score** (eq 1,
+``Selector``'s ``candidates`` and ``weights``): the posteriors above become ``N(sum_j w_ij xbar_ij,
+sum_j w_ij^2 s2_ij / n_ij)`` and ``N(sum_j w_ij (gamma_i - gamma_j), sum_j w_ij^2 sigma2_ij / n_ij)`` over
+the candidates, AEPCS and II run over the candidates, and the Thurstone fit covers every alternative
+on the pairs that are played (``docs/selectors.md``, *Fixed opponents and weights*).
+
 The paper's methods need a sample variance per pair, so ``n0 >= 2`` there. ``n0 = 1`` is accepted too (a
 budget of fewer than two samples per pair, as in a large evolving population): a pair with one sample
 then has the **pooled variance** (``_kernels`` module docstring), held fixed in the fit until the pair
@@ -25,6 +31,7 @@ import numpy as np
 from . import _kernels as kern
 from .base import Selector
 from .problems import _check_choice
+from .weights import connected
 
 II_SCALES = ("sample", "posterior")
 II_VARIANCES = ("ml", "unbiased")
@@ -36,14 +43,27 @@ def _check_positive(value, what):
     return float(value)
 
 
+def _pocbam_choice(sel, counts) -> tuple[int, float]:
+    """POCBAm's decision for selector ``sel`` (with its ``var_floor`` and work arrays) with posterior counts
+    ``counts``; also fills ``sel._mu``, ``sel._var`` (the score posteriors) and ``sel._pvar``."""
+    sw = sel.score_weights
+    if sw is None:
+        return kern.pocbam_decide(sel.K, sel.k, sel.pidx, sel.pi, sel.pj, sel.n, counts, sel.xbar, sel.m2,
+                                  sel.var_floor, sel._mu, sel._var, sel._pvar)
+    return kern.pocbam_decide_w(sel.k, sel.pi, sel.pj, sw.wa, sw.wb, sel.n, counts, sel.xbar, sel.m2, sel.var_floor,
+                                sel._mu, sel._var, sel._pvar)
+
+
 class Uniform(Selector):
     """Uniform allocation: round-robin over the pairs (row-major ``i < j``) for the whole budget.
 
-    The warm-up is simply the first ``n0`` rounds. Ranks by the Borda score of the sample means.
+    The warm-up is simply the first ``n0`` rounds. Ranks by the Borda score of the sample means (with
+    ``candidates`` or ``weights``: round-robin over the active pairs, ranked by the weighted score).
     """
 
     name = "uniform"
     supports_lag = True
+    supports_weights = True
 
     def _decide(self) -> int:
         return self.used % self.pi.size
@@ -61,26 +81,27 @@ class POCBAm(Selector):
 
     name = "pocbam"
     supports_lag = True
+    supports_weights = True
 
-    def __init__(self, oracle, k, budget, *, n0=3, rng=None, lag=0, var_floor: float = 1e-12):
-        super().__init__(oracle, k, budget, n0=n0, rng=rng, lag=lag)
+    def __init__(self, oracle, k, budget, *, n0=3, rng=None, lag=0, candidates=None, weights=None,
+                 var_floor: float = 1e-12):
+        super().__init__(oracle, k, budget, n0=n0, rng=rng, lag=lag, candidates=candidates, weights=weights)
         self.var_floor = _check_positive(var_floor, "var_floor")
-        self._mu = np.empty(self.K)
-        self._var = np.empty(self.K)
+        self._mu = np.empty(self.candidates)
+        self._var = np.empty(self.candidates)
         self._pvar = np.empty(self.pi.size)
         self.last_c = np.nan
 
     def _decide(self) -> int:
-        p, self.last_c = kern.pocbam_decide(self.K, self.k, self.pidx, self.pi, self.pj, self.n, self._counts,
-                                            self.xbar, self.m2, self.var_floor, self._mu, self._var, self._pvar)
+        p, self.last_c = _pocbam_choice(self, self._counts)
         return int(p)
 
     def posterior(self) -> tuple[np.ndarray, np.ndarray]:
-        """Current score posteriors (means, variances): ``sum_j xbar_ij`` and ``sum_j s2_ij / n_ij``."""
+        """Current score posteriors of the candidates (means, variances): ``sum_j w_ij xbar_ij`` and
+        ``sum_j w_ij^2 s2_ij / n_ij`` (``w = 1``: ``sum_j xbar_ij`` and ``sum_j s2_ij / n_ij``)."""
         if self.used < self.warmup:
             raise ValueError("the posterior needs the complete warm-up")
-        kern.pocbam_decide(self.K, self.k, self.pidx, self.pi, self.pj, self.n, self.n, self.xbar, self.m2,
-                           self.var_floor, self._mu, self._var, self._pvar)
+        _pocbam_choice(self, self.n)
         return self._mu.copy(), self._var.copy()
 
 
@@ -116,10 +137,21 @@ class MLPOCBAm(Selector):
 
     name = "ml-pocbam"
     supports_lag = True
+    supports_weights = True
 
-    def __init__(self, oracle, k, budget, *, n0=3, rng=None, lag=0, warm_start: bool = True,
-                 fit_tol: float = 1e-8, max_iter: int = 200, var_floor: float = 1e-12, refit_every: int = 1):
-        super().__init__(oracle, k, budget, n0=n0, rng=rng, lag=lag)
+    def __init__(self, oracle, k, budget, *, n0=3, rng=None, lag=0, candidates=None, weights=None,
+                 warm_start: bool = True, fit_tol: float = 1e-8, max_iter: int = 200, var_floor: float = 1e-12,
+                 refit_every: int = 1):
+        super().__init__(oracle, k, budget, n0=n0, rng=rng, lag=lag, candidates=candidates, weights=weights)
+        sw = self.score_weights
+        if sw is not None and not connected(self.K, self.pi, self.pj):
+            raise ValueError(f"{self.name} fits one Thurstone quality per alternative, so the weighted pairs must link "
+                             "every alternative to every other (a fixed opponent no candidate weights, or groups "
+                             "that never meet, leave qualities undetermined); use pocbam or uniform, or change "
+                             "the weights")
+        # weights of the column form w_ij = v_j give the model means in O(K) (``_kernels.wmodel_means``)
+        self._colw = np.zeros(0) if sw is None or sw.column is None else sw.column
+        self._use_col = sw is not None and sw.column is not None
         if not isinstance(warm_start, (bool, np.bool_)):
             raise ValueError(f"warm_start must be True or False, got {warm_start!r}")
         self.warm_start = bool(warm_start)
@@ -136,8 +168,8 @@ class MLPOCBAm(Selector):
         self.sig2 = np.ones(self.pi.size)
         self._dgamma = np.zeros(self.K)          # the decisions' own fit: their warm start, reused between
         self._dsig2 = np.ones(self.pi.size)      # refits; answers read in between never move it
-        self._mu = np.empty(self.K)
-        self._var = np.empty(self.K)
+        self._mu = np.empty(self.candidates)
+        self._var = np.empty(self.candidates)
         self._fit_at = -1            # number of samples the latest fit used (``seen``)
         self.unconverged_fits = 0
         self.last_c = np.nan
@@ -163,17 +195,29 @@ class MLPOCBAm(Selector):
 
     def _choose_from_fit(self) -> int:
         """A decision between refits: the decisions' last fit with the current counts."""
-        p, self.last_c = kern.ml_choose(self.K, self.k, self.pidx, self.pi, self.pj, self._counts, self._dgamma,
-                                        self._dsig2, self._mu, self._var)
+        sw = self.score_weights
+        if sw is None:
+            p, self.last_c = kern.ml_choose(self.K, self.k, self.pidx, self.pi, self.pj, self._counts, self._dgamma,
+                                            self._dsig2, self._mu, self._var)
+        else:
+            p, self.last_c = kern.ml_choose_w(self.k, self.pi, self.pj, sw.wa, sw.wb, self._colw, self._use_col,
+                                              self._counts, self._dgamma, self._dsig2, self._mu, self._var)
         return int(p)
 
     def _decide(self) -> int:
         if not self._refit_now():
             return self._choose_from_fit()
-        p, self.last_c, iters = kern.ml_decide(
-            self.K, self.k, self.pidx, self.pi, self.pj, self.n, self._counts, self.xbar, self.m2, self._dgamma,
-            self._dsig2, not (self.warm_start and self._decisions > 1), self.var_floor, self.fit_tol, self.max_iter,
-            self._mu, self._var)
+        sw = self.score_weights
+        init = not (self.warm_start and self._decisions > 1)
+        if sw is None:
+            p, self.last_c, iters = kern.ml_decide(
+                self.K, self.k, self.pidx, self.pi, self.pj, self.n, self._counts, self.xbar, self.m2, self._dgamma,
+                self._dsig2, init, self.var_floor, self.fit_tol, self.max_iter, self._mu, self._var)
+        else:
+            p, self.last_c, iters = kern.ml_decide_w(
+                self.K, self.k, self.pidx, self.pi, self.pj, sw.degree, sw.wa, sw.wb, self._colw, self._use_col,
+                self.n, self._counts, self.xbar, self.m2, self._dgamma, self._dsig2, init, self.var_floor,
+                self.fit_tol, self.max_iter, self._mu, self._var)
         self._adopt_decision_fit(iters)
         return int(p)
 
@@ -188,25 +232,41 @@ class MLPOCBAm(Selector):
             if self._decisions:
                 self.gamma[:] = self._dgamma
                 self.sig2[:] = self._dsig2
-            iters = kern.fit_thurstone(self.K, self.pidx, self.pi, self.pj, self.n, self.xbar, self.m2, self.gamma,
-                                       self.sig2, self._init_flag(), self.var_floor, self.fit_tol, self.max_iter)
+            sw = self.score_weights
+            if sw is None:
+                iters = kern.fit_thurstone(self.K, self.pidx, self.pi, self.pj, self.n, self.xbar, self.m2,
+                                           self.gamma, self.sig2, self._init_flag(), self.var_floor, self.fit_tol,
+                                           self.max_iter)
+            else:
+                iters = kern.fit_graph(self.K, self.pidx, self.pi, self.pj, sw.degree, self.n, self.xbar, self.m2,
+                                       self.gamma, self.sig2, self._init_flag(), self.var_floor, self.fit_tol,
+                                       self.max_iter)
             self._note_fit(iters)
         return self.gamma.copy(), self.sig2.copy()
 
     def posterior(self) -> tuple[np.ndarray, np.ndarray]:
-        """Eq 9 score posteriors of the current fit: means ``K gamma_i - sum gamma``, variances."""
+        """Eq 9 score posteriors of the current fit, one per candidate: means ``sum_j w_ij (gamma_i -
+        gamma_j)`` (``w = 1``: ``K gamma_i - sum gamma``), variances ``sum_j w_ij^2 sigma2_ij / n_ij``."""
         self.fit()
-        kern.model_posterior(self.K, self.pidx, self.n, self.gamma, self.sig2, self._mu, self._var)
+        sw = self.score_weights
+        if sw is None:
+            kern.model_posterior(self.K, self.pidx, self.n, self.gamma, self.sig2, self._mu, self._var)
+        else:
+            kern.model_posterior_w(self.pi, self.pj, sw.wa, sw.wb, self._colw, self._use_col, self.n, self.gamma,
+                                   self.sig2, self._mu, self._var)
         return self._mu.copy(), self._var.copy()
 
     def log_likelihood(self) -> float:
-        """Eq 4 at the current fit."""
+        """Eq 4 at the current fit (over the pairs that are played)."""
         self.fit()
+        if self.score_weights is not None:
+            return float(kern.log_likelihood_pairs(self.pi, self.pj, self.n, self.xbar, self.m2, self.gamma,
+                                                   self.sig2))
         return float(kern.log_likelihood(self.K, self.pidx, self.n, self.xbar, self.m2, self.gamma, self.sig2))
 
     def scores(self) -> np.ndarray:
         if self.used < self.warmup:
-            return self.sample_borda()
+            return self.sample_scores()
         return self.posterior()[0]
 
 
@@ -253,13 +313,21 @@ class HybridMLPOCBAm(MLPOCBAm):
             self.ii_trace[self.used], self.mode_trace[self.used] = self._dii, self._dmode
             if self._dmode == 1:
                 return self._choose_from_fit()
-            p, self.last_c = kern.pocbam_decide(self.K, self.k, self.pidx, self.pi, self.pj, self.n, self._counts,
-                                                self.xbar, self.m2, self.var_floor, self._mu, self._var, self._pvar)
+            p, self.last_c = _pocbam_choice(self, self._counts)
             return int(p)
-        p, ii, mode, iters = kern.hybrid_decide(
-            self.K, self.k, self.pidx, self.pi, self.pj, self.n, self._counts, self.xbar, self.m2, self._dgamma,
-            self._dsig2, not (self.warm_start and self._decisions > 1), self.var_floor, self.fit_tol, self.max_iter,
-            self._mu, self._var, self._pvar, self.ii_scale == "sample", self.ii_variance == "unbiased", self.threshold)
+        sw = self.score_weights
+        init = not (self.warm_start and self._decisions > 1)
+        per_sample, unbiased = self.ii_scale == "sample", self.ii_variance == "unbiased"
+        if sw is None:
+            p, ii, mode, iters = kern.hybrid_decide(
+                self.K, self.k, self.pidx, self.pi, self.pj, self.n, self._counts, self.xbar, self.m2, self._dgamma,
+                self._dsig2, init, self.var_floor, self.fit_tol, self.max_iter, self._mu, self._var, self._pvar,
+                per_sample, unbiased, self.threshold)
+        else:
+            p, ii, mode, iters = kern.hybrid_decide_w(
+                self.K, self.k, self.pidx, self.pi, self.pj, sw.degree, sw.wa, sw.wb, self._colw, self._use_col,
+                self.n, self._counts, self.xbar, self.m2, self._dgamma, self._dsig2, init, self.var_floor,
+                self.fit_tol, self.max_iter, self._mu, self._var, self._pvar, per_sample, unbiased, self.threshold)
         self._adopt_decision_fit(iters)
         self._dii, self._dmode = ii, mode
         self.ii_trace[self.used] = ii
@@ -267,8 +335,14 @@ class HybridMLPOCBAm(MLPOCBAm):
         return int(p)
 
     def intransitivity_index(self) -> float:
-        """Eq 17 for all samples so far (fits the model first)."""
+        """Eq 17 for all samples so far (fits the model first); over the candidates' weighted scores."""
         self.fit()
+        sw = self.score_weights
+        if sw is not None:
+            return float(kern.intransitivity_index_w(self.pi, self.pj, sw.wa, sw.wb, self._colw, self._use_col,
+                                                     self.n, self.xbar, self.m2, self.gamma, self.sig2,
+                                                     self.ii_scale == "sample", self.ii_variance == "unbiased",
+                                                     self.var_floor, np.empty(self.candidates)))
         return float(kern.intransitivity_index(self.K, self.pidx, self.n, self.xbar, self.m2, self.gamma,
                                                self.sig2, self.ii_scale == "sample",
                                                self.ii_variance == "unbiased", self.var_floor))
@@ -276,10 +350,10 @@ class HybridMLPOCBAm(MLPOCBAm):
     def scores(self) -> np.ndarray:
         if self.used < self.warmup:
             self.final_ii, self.final_mode = np.nan, 0
-            return self.sample_borda()
+            return self.sample_scores()
         self.final_ii = self.intransitivity_index()
         if self.final_ii > self.threshold:
             self.final_mode = 2
-            return self.sample_borda()
+            return self.sample_scores()
         self.final_mode = 1
         return self.posterior()[0]

@@ -385,3 +385,71 @@ def separated_top1(instance_rng: np.random.Generator, noise_rng: np.random.Gener
     gamma[0] = gamma0
     return GaussianOracle(gamma[:, None] - gamma[None, :], _sym(K, var), noise_rng, streams=streams,
                           gamma=gamma)
+
+
+class CandidatesOracle(GaussianOracle):
+    """A ``GaussianOracle`` whose alternatives ``0 .. K_c - 1`` are candidates and the rest fixed opponents.
+
+    The true score of candidate ``i`` is eq 1, ``S_i = sum_j w_ij mu_ij``, with ``weights`` as a selector
+    takes them (``None``: 1; a length-K vector ``v`` with ``w_ij = v_j``; or a ``K x K`` matrix; see
+    ``weights.resolve_weights``), and ``true_top_k(k)`` is the top-k candidates by it. ``means`` are
+    known for every pair, so the oracle can be sampled anywhere; a selector given
+    ``**selector_options`` never asks for two fixed opponents.
+    """
+
+    def __init__(self, means, variances, noise_rng: np.random.Generator, *, candidates: int, weights=None,
+                 streams: str = "per-pair", gamma=None):
+        from .weights import resolve_weights
+
+        super().__init__(means, variances, noise_rng, streams=streams, gamma=gamma)
+        if candidates is None:
+            raise ValueError("candidates must be an integer (the number K_c of alternatives ranked)")
+        sw = resolve_weights(self.K, candidates, weights)
+        self.candidates = sw.candidates
+        self.weights = None if weights is None else np.array(weights, dtype=np.float64)
+        self.weight_matrix = sw.matrix
+
+    @property
+    def selector_options(self) -> dict:
+        """The ``candidates`` and ``weights`` options that make a selector rank this problem's score."""
+        return {"candidates": self.candidates, "weights": self.weights}
+
+    def true_scores(self) -> np.ndarray:
+        """The candidates' true scores ``S_i = sum_j w_ij mu_ij`` (eq 1), length ``K_c``."""
+        Kc = self.candidates
+        return (self.weight_matrix[:Kc] * self.means[:Kc]).sum(axis=1)
+
+    def true_top_k(self, k: int) -> np.ndarray:
+        """The true top-k candidates by their weighted score, best first; ties go to the lower index."""
+        return top_k_of(self.true_scores(), check_k(k, self.candidates))
+
+
+def candidates_vs_opponents(candidates: int, opponents: int, instance_rng: np.random.Generator,
+                            noise_rng: np.random.Generator, *, d: float = 0.0, pools=None, population: float = 1.0,
+                            variance_law: str = "variance", streams: str = "per-pair") -> CandidatesOracle:
+    """Candidates against fixed opponents: ``K_c`` candidates ranked by eq 1 with pool weights.
+
+    The instance is ``perturbed_thurstone``'s for ``K = K_c + M`` alternatives, drawn the same way from
+    ``instance_rng`` (``gamma_i ~ U[0,1]``, pair variances by ``variance_law``, perturbations ``eps_ij ~
+    N(0, d^2)``; ``d = 0`` is Thurstone): alternatives ``0 .. K_c - 1`` are the candidates and ``K_c ..
+    K - 1`` the ``M = opponents`` fixed opponents. The weights are ``weights.pool_weights(K_c, pools,
+    population)``: ``population`` spread over the other candidates and each pool ``(size, weight)`` over its
+    opponents, numbered in order (default: one pool of all ``M`` opponents with weight 1).
+    """
+    from .weights import pool_weights
+
+    if isinstance(opponents, bool) or not isinstance(opponents, (int, np.integer)) or opponents < 0:
+        raise ValueError(f"opponents (the number M of fixed opponents) must be an integer >= 0, got {opponents!r}")
+    if pools is None:
+        pools = [(int(opponents), 1.0)] if opponents else []
+    weights = pool_weights(candidates, pools, population)
+    K = weights.size
+    if K != candidates + opponents:
+        raise ValueError(f"the pools hold {K - candidates} opponents, not opponents = {opponents}")
+    if not np.isfinite(d) or d < 0:
+        raise ValueError(f"the perturbation scale d must be finite and >= 0, got {d!r}")
+    gamma, var = _thurstone_parts(K, instance_rng, variance_law)
+    eps = d * instance_rng.standard_normal(n_pairs(K))
+    means = gamma[:, None] - gamma[None, :] + _antisym(K, eps)
+    return CandidatesOracle(means, _sym(K, var), noise_rng, candidates=candidates, weights=weights, streams=streams,
+                            gamma=gamma)

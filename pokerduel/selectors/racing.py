@@ -204,8 +204,9 @@ class _Racing(Selector):
     the state after ``b`` samples does not depend on the budget.
     """
 
-    def __init__(self, oracle, k, budget, *, n0, rng, delta, restart_factor, var_floor):
-        super().__init__(oracle, k, budget, n0=n0, rng=rng)
+    def __init__(self, oracle, k, budget, *, n0, rng, delta, restart_factor, var_floor, candidates=None,
+                 weights=None):
+        super().__init__(oracle, k, budget, n0=n0, rng=rng, candidates=candidates, weights=weights)
         self.delta0 = _check_unit(delta, "delta (the race's error probability)")
         self.restart_factor = _check_above(restart_factor, "restart_factor", 1.0)
         self.var_floor = _check_above(var_floor, "var_floor", 0.0)
@@ -280,9 +281,9 @@ class PBR(_Racing):
     min_n0 = 2
 
     def __init__(self, oracle, k, budget, *, n0: int = 3, rng=None, delta: float = 0.05, strict: bool = False,
-                 restart_factor: float = 10.0, var_floor: float = 1e-12):
+                 restart_factor: float = 10.0, var_floor: float = 1e-12, candidates=None, weights=None):
         super().__init__(oracle, k, budget, n0=n0, rng=rng, delta=delta, restart_factor=restart_factor,
-                         var_floor=var_floor)
+                         var_floor=var_floor, candidates=candidates, weights=weights)
         if not isinstance(strict, (bool, np.bool_)):
             raise ValueError(f"strict must be True or False, got {strict!r}")
         self.strict = bool(strict)
@@ -324,9 +325,9 @@ class AR(_Racing):
     min_n0 = 0
 
     def __init__(self, oracle, k, budget, *, n0: int = 0, rng=None, delta: float = 0.05, mult: float = 4.0,
-                 restart_factor: float = 10.0, var_floor: float = 1e-12):
+                 restart_factor: float = 10.0, var_floor: float = 1e-12, candidates=None, weights=None):
         super().__init__(oracle, k, budget, n0=n0, rng=rng, delta=delta, restart_factor=restart_factor,
-                         var_floor=var_floor)
+                         var_floor=var_floor, candidates=candidates, weights=weights)
         self.mult = _check_above(mult, "mult", 0.0)
         self.opponent_key = np.uint64(_rng.stream_key(np.uint64(_rng.key_from(self.rng)), 0))
         self.cnt = np.zeros(self.K, dtype=np.int64)

@@ -13,7 +13,7 @@ import numpy as np
 from . import _kernels as kern
 from . import _rng
 from . import _top as top
-from .base import Selector, _check_int
+from .base import Selector, _check_int, check_weights_support
 from .problems import _check_choice
 
 DECISIONS = ("sum", "majority")
@@ -42,7 +42,8 @@ class SelectTop(Selector):
     anytime = False           # the comparisons per match depend on the budget
 
     def __init__(self, oracle, k, budget, *, n0: int = 0, rng=None, decide: str = "sum", ties: str = "coin",
-                 shuffle: bool = False):
+                 shuffle: bool = False, candidates=None, weights=None):
+        check_weights_support(type(self), candidates, weights)
         if n0 != 0:
             raise ValueError(f"SELECT/TOP has no warm-up: n0 must be 0, got {n0!r}")
         super().__init__(oracle, k, budget, n0=0, rng=rng)
