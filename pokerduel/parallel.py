@@ -23,14 +23,23 @@ or order of completion.
   extra ``pokerduel[dask]``; without it the backend raises an ``ImportError`` saying how to install it.
 
 A task that raises makes ``map_unordered`` raise that error; results yielded before stay valid.
+
+**Interrupts.** Inside ``interruptible()`` (every ``pokerduel`` command runs in one) SIGINT and SIGTERM
+raise ``Interrupted`` in the main thread and make every ``map_unordered`` running in another thread raise
+it too within ``POLL`` seconds; a backend left by an exception terminates its workers instead of waiting
+for their tasks. Worker processes ignore SIGINT (a Ctrl-C reaches the whole process group) and end
+quietly on SIGTERM: the parent ends them, so none prints a traceback.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import signal
 import sys
+import threading
+import time
 from typing import Any, Callable, Iterable, Iterator
 
 BACKENDS = ("serial", "multiprocess", "dask")
@@ -50,6 +59,65 @@ LOCAL_DASK_CONFIG = {
 }
 
 
+#: seconds between two looks at the interrupt flag while a ``map_unordered`` waits for a result
+POLL = 0.1
+_INTERRUPT = {"event": threading.Event(), "signum": signal.SIGINT, "pid": None}
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM (``signum``) stopped the work (a ``KeyboardInterrupt``, so that ``finally`` blocks and
+    context managers clean up as after Ctrl-C)."""
+
+    def __init__(self, signum: int):
+        self.signum = int(signum)
+        super().__init__(signal.Signals(self.signum).name)
+
+
+def _on_signal(signum, frame):
+    if os.getpid() != _INTERRUPT["pid"]:  # a worker forked inside the block: its parent ends it
+        if signum == signal.SIGTERM:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+        return
+    _INTERRUPT["signum"] = signum
+    _INTERRUPT["event"].set()
+    raise Interrupted(signum)
+
+
+def interrupted() -> bool:
+    """Whether SIGINT or SIGTERM arrived inside the current ``interruptible()`` block."""
+    return _INTERRUPT["event"].is_set()
+
+
+def check_interrupted() -> None:
+    """Raise ``Interrupted`` if SIGINT or SIGTERM arrived inside the current ``interruptible()`` block (for
+    threads other than the main one, which the signal itself interrupts)."""
+    if _INTERRUPT["event"].is_set():
+        raise Interrupted(_INTERRUPT["signum"])
+
+
+@contextlib.contextmanager
+def interruptible():
+    """Within the block, SIGINT and SIGTERM raise ``Interrupted`` in the main thread and stop every
+    ``map_unordered`` waiting in other threads (``check_interrupted``); processes forked inside ignore
+    SIGINT and end on SIGTERM. Called outside the main thread (where signals cannot be handled) it only
+    runs the block."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    saved = dict(_INTERRUPT)
+    _INTERRUPT.update(event=threading.Event(), signum=signal.SIGINT, pid=os.getpid())
+    for s in old:
+        signal.signal(s, _on_signal)
+    try:
+        yield
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
+        _INTERRUPT.update(saved)
+
+
 def default_workers() -> int:
     """The number of CPU cores this process may use."""
     try:
@@ -63,8 +131,11 @@ def _call_indexed(fn, indexed):
     return index, fn(item)
 
 
-def _die_with_parent(parent_pid: int) -> None:
-    """Pool initializer: on Linux, get SIGKILL when the parent process exits (best effort elsewhere)."""
+def _init_worker(parent_pid: int) -> None:
+    """Pool initializer: ignore SIGINT and end on SIGTERM (the parent ends its workers), and on Linux get
+    SIGKILL when the parent process exits (best effort elsewhere)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -91,14 +162,14 @@ class Backend:
     def describe(self) -> str:
         return f"{self.name} ({self.workers} worker{'s' if self.workers != 1 else ''})"
 
-    def close(self) -> None:
-        """Release processes or cluster connections (idempotent)."""
+    def close(self, terminate: bool = False) -> None:
+        """Release processes or cluster connections (idempotent); ``terminate``: stop running tasks at once."""
 
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
-        self.close()
+    def __exit__(self, exc_type, *exc):
+        self.close(terminate=exc_type is not None)  # after an error or an interrupt, do not wait for tasks
         return False
 
 
@@ -112,6 +183,7 @@ class SerialBackend(Backend):
 
     def map_unordered(self, fn, items):
         for index, item in enumerate(items):
+            check_interrupted()
             yield index, fn(item)
 
 
@@ -130,16 +202,27 @@ class MultiprocessBackend(Backend):
             import multiprocess
 
             ctx = multiprocess.get_context(self._context)
-            self._pool = ctx.Pool(self.workers, initializer=_die_with_parent, initargs=(os.getpid(),))
+            self._pool = ctx.Pool(self.workers, initializer=_init_worker, initargs=(os.getpid(),))
         return self._pool
 
     def map_unordered(self, fn, items):
         items = list(items)
         if not items:
             return
+        from multiprocess import TimeoutError as NotYet
+
         pool = self._get_pool()
         try:
-            yield from pool.imap_unordered(functools.partial(_call_indexed, fn), enumerate(items), chunksize=1)
+            results = pool.imap_unordered(functools.partial(_call_indexed, fn), enumerate(items), chunksize=1)
+            while True:
+                try:
+                    result = results.next(POLL)
+                except StopIteration:
+                    return
+                except NotYet:
+                    check_interrupted()
+                    continue
+                yield result
         except BaseException:
             self.close(terminate=True)
             raise
@@ -183,6 +266,8 @@ class DaskBackend(Backend):
                 self._client = Client(scheduler, timeout="10s")
             except (OSError, TimeoutError) as err:
                 raise ConnectionError(f"cannot reach the Dask scheduler at {scheduler} ({err})") from None
+            except (ValueError, TypeError) as err:
+                raise ValueError(f"bad Dask scheduler address {scheduler!r} ({err}); give tcp://HOST:PORT") from None
             n = workers if workers is not None else max(1, sum(
                 w.get("nthreads", 1) for w in self._client.scheduler_info().get("workers", {}).values()))
         super().__init__(n)
@@ -197,14 +282,20 @@ class DaskBackend(Backend):
         futures = [self._client.submit(_call_indexed, fn, (index, item), pure=False)
                    for index, item in enumerate(items)]
         try:
-            for future in as_completed(futures):
-                yield future.result()
+            done = as_completed(futures)
+            while not done.is_empty():
+                batch = done.next_batch(block=False)
+                if not batch:
+                    check_interrupted()
+                    time.sleep(POLL / 5)
+                for future in batch:
+                    yield future.result()
         except BaseException:
             for future in futures:
                 future.cancel()
             raise
 
-    def close(self) -> None:
+    def close(self, terminate: bool = False) -> None:
         if self._client is not None:
             self._client.close()
             self._client = None

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import signal
+
 import click
 
 from .. import __version__
+from ._errors import Stopped
 from .acpc import acpc_client, dealer
 from .bandit_study import copeland as study_copeland
 from .bandit_study import savage as study_savage
@@ -17,7 +20,22 @@ from .population import population
 from .study import study
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The command group: every command runs ``parallel.interruptible``, so that Ctrl-C or SIGTERM ends it
+    within a second or so with its outputs intact (written atomically, or checkpointed) and no traceback."""
+
+    def invoke(self, ctx):
+        from ..parallel import interruptible
+
+        with interruptible():
+            try:
+                return super().invoke(ctx)
+            except KeyboardInterrupt as err:
+                raise Stopped("stopped; finished outputs and checkpoints are kept",
+                              getattr(err, "signum", signal.SIGINT)) from None
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="pokerduel")
 def main():
     """Heads-up no-limit hold'em tournaments, evolved players and top-k selection."""

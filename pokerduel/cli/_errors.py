@@ -1,0 +1,20 @@
+"""Errors of the commands beyond click's own."""
+
+from __future__ import annotations
+
+import signal
+import sys
+
+import click
+
+
+class Stopped(click.ClickException):
+    """A command ended by SIGINT or SIGTERM: one line on stderr and the shell's exit code 128 + signal."""
+
+    def __init__(self, message: str, signum: int = signal.SIGINT):
+        super().__init__(message)
+        self.exit_code = 128 + int(signum)
+
+    def show(self, file=None) -> None:
+        start = "\n" if sys.stderr.isatty() else ""  # after a progress line redrawn in place
+        click.echo(f"{start}interrupted ({signal.Signals(self.exit_code - 128).name}): {self.message}", err=True)
