@@ -1,11 +1,14 @@
-"""Neuroevolution of ASHE players where a top-k selector picks each generation's survivors.
+"""Neuroevolution of ASHE players: each generation's survivors chosen by a top-k selector or by ASHE 1.0's ANE.
 
 Each generation (``run_evolution``):
 
-1. **Selection.** The current ``population`` players become a ``LiveOracle`` (duplicate deals of a
-   continuing match per pair, seeded by the run seed and the generation). The chosen selector spends
-   exactly ``budget`` samples and returns its top ``keep``, best first: the survivors. Its first choice
-   is the generation's **champion**.
+1. **Selection.** With ``fitness="selector"`` the current ``population`` players become a ``LiveOracle``
+   (duplicate deals of a continuing match per pair, seeded by the run seed and the generation); the
+   chosen selector spends exactly ``budget`` samples and returns its top ``keep``, best first: the
+   survivors. With ``fitness="ane"`` (``evaluate``) every player plays every fixed opponent (the training
+   ``opponents`` and the ``hall_of_fame``, earlier champions) ``deals`` duplicate deals on the
+   generation's common decks, and the ``keep`` of highest pool-weighted ANE survive (``fitness``). The
+   first survivor is the generation's **champion**.
 2. **Measured progress.** The champion plays a fixed **benchmark panel** on a fixed deck set (one seed
    for every generation and opponent): the four ASHE 1.0 rule-based bots, the random bot and
    ``panel_heldout`` random generation-0-style players that never join the population. Results in
@@ -24,7 +27,7 @@ Each generation (``run_evolution``):
 **Seeds.** Everything derives from ``seed`` through ``SeedSequence`` spawn keys: ``(0,)`` the initial
 population, ``(4,)`` the held-out panel players, ``(5,)`` the panel's decks, and per generation ``g``:
 ``(1, g)`` the oracle's decks and player randomness, ``(2, g)`` the selector's generator, ``(3, g)`` the
-reproduction generator. A generation depends only on the seed, the config and the population it starts
+reproduction generator, ``(6, g)`` the decks of the fixed-opponent matches of fitness ane. A generation depends only on the seed, the config and the population it starts
 from, so a run resumed from its file continues exactly as an uninterrupted run, and the panel's matches
 give the same results on any backend and worker count.
 
@@ -38,7 +41,11 @@ selector's score of every player), ``champion`` (genome), ``samples_used``, ``de
 ``panel_mean``/``panel_ci`` (mBB/hand, one column per panel opponent, names in attribute
 ``panel_names``), ``origin`` (0 elite, 1 mutated survivor, 2 child), ``parents``, ``rate``/``sigma``, and
 ``timing`` (seconds: generation wall, selector wall, engine time inside it, panel wall, reproduction with
-the bookkeeping of ``_breed``, columns named in attribute ``timing_names``).
+the bookkeeping of ``_breed``, columns named in attribute ``timing_names``), ``fixed_mbb`` (every
+player's mBB/hand against each fixed opponent: training opponents, then hall-of-fame slots; NaN where
+absent), ``hall`` (the generation index of each hall-of-fame slot's champion, -1 if empty) and
+``champion_train`` (the champion's mean mBB/hand against the training opponents, NaN without). With
+fitness ane the sample traces are empty (``fixed_mbb`` holds the whole matrix).
 """
 
 from __future__ import annotations
@@ -525,7 +532,7 @@ def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=
         final_ii, final_mode = float(sel.final_ii), int(sel.final_mode)
     decided = mode[sel.warmup:]
     return {"survivors": top, "scores": scores, "samples_used": int(sel.used),
-            "earnings": np.full((cfg.population, cfg.n_fixed), np.nan), "hall": np.full(cfg.hall_of_fame, -1),
+            "fixed_mbb": np.full((cfg.population, cfg.n_fixed), np.nan), "hall": np.full(cfg.hall_of_fame, -1),
             "decisions": int(np.ceil(max(sel.used - sel.warmup, 0) / cfg.repeat)),
             "ml_fraction": float(np.mean(decided == 1)) if decided.size else np.nan,
             "final_ii": final_ii, "final_mode": final_mode, "ii_trace": ii, "mode_trace": mode,
@@ -539,7 +546,7 @@ def evaluate(cfg: EvolveConfig, genomes: np.ndarray, generation: int, opponents:
     """Fitness ``ane``: every candidate plays every training opponent and hall-of-fame member ``cfg.deals``
     duplicate deals on the generation's common decks; the survivors are the ``keep`` of highest fitness
     (pool-weighted ANE, ``fitness.ane``), best first. Same keys as ``select``."""
-    from .fitness import ane, earnings_matrix
+    from .fitness import ane, earnings_matrix, mbb_per_hand
 
     t0 = time.perf_counter()
     candidates = [ashe_player(g, cfg.settings, name=f"g{generation}:{i}") for i, g in enumerate(genomes)]
@@ -557,18 +564,14 @@ def evaluate(cfg: EvolveConfig, genomes: np.ndarray, generation: int, opponents:
             "decisions": 0, "ml_fraction": np.nan, "final_ii": np.nan, "final_mode": 0,
             "ii_trace": empty.astype(np.float32), "mode_trace": empty.astype(np.int8),
             "trace_i": empty.astype(np.int16), "trace_j": empty.astype(np.int16), "trace_x": empty.astype(np.float32),
-            "earnings": E, "hall": hall.copy(), "selector_seconds": time.perf_counter() - t0,
+            "fixed_mbb": mbb_per_hand(E, cfg.deals), "hall": hall.copy(), "selector_seconds": time.perf_counter() - t0,
             "engine_seconds": engine, "deals_played": int(len(genomes) * e.shape[1] * cfg.deals)}
 
 
 def training_score(cfg: EvolveConfig, res: dict, index: int) -> float:
     """Candidate ``index``'s mean mBB/hand against the training opponents in its generation (NaN without)."""
-    from .fitness import mbb_per_hand
-
     m = len(cfg.opponents)
-    if not m or "earnings" not in res:
-        return float("nan")
-    return float(mbb_per_hand(res["earnings"][index, :m], cfg.deals).mean())
+    return float(res["fixed_mbb"][index, :m].mean()) if m else float("nan")
 
 
 # ----------------------------------------------------------------------------------------- the panel
@@ -615,9 +618,9 @@ def run_panel(cfg: EvolveConfig, champion: np.ndarray, heldout: np.ndarray, back
 
 _PER_GEN = ("survivors", "scores", "champion", "samples_used", "decisions", "ml_fraction", "final_ii",
             "final_mode", "ii_trace", "mode_trace", "trace_i", "trace_j", "trace_x", "panel_mean", "panel_ci",
-            "origin", "parents", "rate", "sigma", "timing", "earnings", "hall", "champion_train")
+            "origin", "parents", "rate", "sigma", "timing", "fixed_mbb", "hall", "champion_train")
 #: records that files written before fixed opponents existed lack (read as their empty defaults)
-_ADDED = ("earnings", "hall", "champion_train")
+_ADDED = ("fixed_mbb", "hall", "champion_train")
 
 
 @dataclass
@@ -672,7 +675,7 @@ def _empty_records(cfg: EvolveConfig) -> dict:
               "trace_x": ((B,), np.float32), "panel_mean": ((m,), np.float64), "panel_ci": ((m,), np.float64),
               "origin": ((K,), np.int8), "parents": ((K - cfg.keep, 2), np.int64), "rate": ((), np.float64),
               "sigma": ((), np.float64), "timing": ((len(TIMING_NAMES),), np.float64),
-              "earnings": ((K, cfg.n_fixed), np.float64), "hall": ((cfg.hall_of_fame,), np.int64),
+              "fixed_mbb": ((K, cfg.n_fixed), np.float64), "hall": ((cfg.hall_of_fame,), np.int64),
               "champion_train": ((), np.float64)}
     return {k: np.zeros((0, *s), dtype=t) for k, (s, t) in shapes.items()}
 
@@ -827,7 +830,7 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
         res, off = p["res"], p["off"]
         row = {**{k: res[k] for k in ("survivors", "scores", "samples_used", "decisions", "ml_fraction", "final_ii",
                                      "final_mode", "ii_trace", "mode_trace", "trace_i", "trace_j", "trace_x",
-                                     "earnings", "hall")},
+                                     "fixed_mbb", "hall")},
                "champion": p["champion"], "champion_train": p["champion_train"], "panel_mean": mean, "panel_ci": ci, "origin": off.origin,
                "parents": off.parents, "rate": p["rate"], "sigma": p["sigma"],
                "timing": np.array([p["busy"] + wait, res["selector_seconds"], res["engine_seconds"], panel_s,

@@ -87,7 +87,7 @@ def test_evaluate_ranks_by_ane_of_the_generations_common_decks():
     res = evaluate(cfg, genomes, 2, opps, np.zeros(0, np.int64), [], SerialBackend())
     e = np.array([[play_duplicate(ashe_player(g, cfg.settings), o, cfg.deals, ane_seed(cfg, 2)).hand_payoffs.sum()
                    for o in cfg.opponents] for g in genomes])
-    assert np.array_equal(res["earnings"], e)
+    assert np.allclose(res["fixed_mbb"], e / (2 * cfg.deals) / 100 * 1000)
     assert np.allclose(res["scores"], ane(e))
     assert list(res["survivors"]) == list(np.argsort(-ane(e), kind="stable")[:cfg.keep])
     assert res["samples_used"] == cfg.budget == 6 * 2 * 6
@@ -112,15 +112,14 @@ def test_ane_run_keeps_fixed_opponents_out_of_the_population_and_resumes_exactly
             assert np.array_equal(v, resumed.records[k], equal_nan=True), k
     assert np.array_equal(whole.population, resumed.population)
     rec = whole.records
-    assert rec["earnings"].shape == (4, 6, 4) and rec["trace_x"].shape == (4, 0)
+    assert rec["fixed_mbb"].shape == (4, 6, 4) and rec["trace_x"].shape == (4, 0)
     # the hall: none in generation 1, then the champions of the generations before, frozen
     assert [list(h) for h in rec["hall"]] == [[-1, -1], [0, -1], [0, 1], [1, 2]]
-    assert np.all(np.isnan(rec["earnings"][0, :, 2:])) and not np.any(np.isnan(rec["earnings"][3]))
+    assert np.all(np.isnan(rec["fixed_mbb"][0, :, 2:])) and not np.any(np.isnan(rec["fixed_mbb"][3]))
     # survivors are candidates; the population stays K players bred from them
     assert rec["survivors"].max() < cfg.population and whole.population.shape[0] == cfg.population
     assert np.all(rec["origin"][:, :cfg.keep] <= 1) and np.all(rec["origin"][:, cfg.keep:] == 2)
-    assert np.allclose(rec["champion_train"], [
-        (rec["earnings"][g, rec["survivors"][g, 0], :2] / (2 * cfg.deals) * 10).mean() for g in range(4)])
+    assert np.allclose(rec["champion_train"], [rec["fixed_mbb"][g, rec["survivors"][g, 0], :2].mean() for g in range(4)])
 
 
 @pytest.mark.parametrize("kw, match", [
