@@ -82,6 +82,7 @@ class SelectTop(Selector):
     # --- the budget -------------------------------------------------------------------------------------
     @classmethod
     def min_budget(cls, K: int, k: int, **options) -> int:
+        check_weights_support(cls, options.get("candidates"), options.get("weights"))
         left, right, parent = top.build_tree(K, k)
         return int(top.max_matches(K, k, left, right, parent))
 

@@ -167,6 +167,10 @@ class StudyConfig:
             opts = self.options.get(m, {})
             if not isinstance(opts, dict):
                 raise ValueError(f"options of {m!r} must be a dict, got {opts!r}")
+            if opts.get("candidates") is not None or opts.get("weights") is not None:
+                raise ValueError(f"studies rank all K alternatives by their Borda score: the options candidates and "
+                                 f"weights of {m!r} are not supported here (run the selectors on a "
+                                 f"candidates_vs_opponents problem instead)")
             lo = self.min_budget(m)
             if m not in self.own_budgets and b[-1] < lo:
                 raise ValueError(f"budget {b[-1]} is below the warm-up of {m!r}: it needs at least {lo} samples "
