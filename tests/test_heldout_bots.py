@@ -124,6 +124,7 @@ def test_no_default_or_preset_trains_against_the_heldout_panel():
     (base.loose_passive, {"size": 0}),
     (base.bluffer, {"bluff": -0.1}),
     (base.bluffer, {"bluff_size": 1.25}),
+    (base.bluffer, {"value_size": float("inf")}),
     (base.check_raiser, {"bluff": 2}),
     (base.pot_odds, {"margin": float("nan")}),
 ])
@@ -530,6 +531,26 @@ def test_bluffer_against_itself_does_not_cancel_but_the_deterministic_bots_do():
     assert np.any(play_duplicate("bluffer", "bluffer", 300, seed=4).samples != 0)
     for name in ("tight-aggressive", "loose-passive", "pot-odds"):
         assert np.all(play_duplicate(name, name, 300, seed=4).samples == 0)
+
+
+def test_acpc_client_makes_the_local_decisions():
+    """Fed a local match's lines, an ACPC client session answers with the local actions: the randomised
+    bots draw from the same generator words over the network as in ``play_duplicate``."""
+    from pokerduel.acpc.agent import Agent
+    from pokerduel.acpc.client import Session
+    from tests.test_acpc import outcomes, seat_lines
+
+    a, b = "bluffer", "check-raiser"
+    local = play_duplicate(a, b, 100, 13, records=True)
+    for seat, player in ((0, a), (1, b)):
+        session = Session(Agent(player, 13, pairs=True))
+        for hand, rec in enumerate(local.records):
+            pos = (hand + seat) % 2
+            lines = seat_lines(rec, hand, pos)
+            mine = [f"{line}:{'f' if act == FOLD else 'c' if act == CALL else f'r{amt}'}"
+                    for line, (_, actor, act, amt) in zip(lines, rec.actions) if actor == pos]
+            assert [r for r in outcomes(session, lines) if r is not None] == mine
+        assert list(session.result.payoffs) == list(local.hand_payoffs.reshape(-1) * (1 if seat == 0 else -1))
 
 
 @pytest.mark.parametrize("name", HELDOUT_BOTS)

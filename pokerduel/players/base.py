@@ -86,7 +86,7 @@ def _check_unit(name: str, value: float) -> float:
 def _halves(name: str, pots: float) -> float:
     """A raise size in pots (a positive multiple of 0.5) as the kernels' count of half pots."""
     halves = 2 * float(pots)
-    if not (halves >= 1 and halves == int(halves)):
+    if not (1 <= halves < float("inf") and halves == int(halves)):
         raise ValueError(f"{name} must be a positive multiple of 0.5 pots, got {pots!r}")
     return halves
 
@@ -148,7 +148,7 @@ BOTS = {
     "pot-odds": pot_odds,
 }
 
-# The ASHE 1.0 bots: the rule-based opponents that training and the evolution's benchmark panel use.
+# The ASHE 1.0 bots: the rule-based opponents players are trained against.
 TRAINING_BOTS = ("scared-limper", "calling-machine", "hothead-maniac", "candid-statistician")
 
 # Opponents kept out of every training preset and default, so that results against them measure how

@@ -1,8 +1,8 @@
 """Rule-based bots of the held-out test panel, as numba kernels.
 
 These bots measure whether evolved players generalise: no preset or default ever trains against them
-(training and the evolution's benchmark panel use the ASHE 1.0 bots and the random bot), so a player's
-result against them shows how it does against styles it never met. Each plays a recognisable human style
+(the training opponents are the ASHE 1.0 bots), so a player's result against them shows how it does
+against styles it never met. Each plays a recognisable human style
 from the hand strength ``hs`` (P(win) + P(tie)/2 against a random hand, the input the ASHE 1.0 bots use):
 
 * ``tight_aggressive_act``: plays few hands and bets or raises them;
