@@ -118,6 +118,20 @@ def interruptible():
         _INTERRUPT.update(saved)
 
 
+@contextlib.contextmanager
+def _sigint_ignored_by_children():
+    """Processes started in the block (a local Dask cluster's, spawned) inherit an ignored SIGINT: a Ctrl-C
+    reaches the whole process group, and the parent, not the signal, ends them."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 def default_workers() -> int:
     """The number of CPU cores this process may use."""
     try:
@@ -257,7 +271,7 @@ class DaskBackend(Backend):
         self._cluster = None
         if scheduler is None:
             n = default_workers() if workers is None else workers
-            with dask.config.set(LOCAL_DASK_CONFIG):
+            with dask.config.set(LOCAL_DASK_CONFIG), _sigint_ignored_by_children():
                 self._cluster = LocalCluster(n_workers=1 if threads else n, threads_per_worker=n if threads else 1,
                                              processes=not threads, dashboard_address=None)
                 self._client = Client(self._cluster)
@@ -290,12 +304,18 @@ class DaskBackend(Backend):
                     time.sleep(POLL / 5)
                 for future in batch:
                     yield future.result()
-        except BaseException:
-            for future in futures:
-                future.cancel()
+        except BaseException as err:
+            if self._cluster is None or not isinstance(err, KeyboardInterrupt):  # an interrupt ends our own cluster
+                for future in futures:
+                    future.cancel()
             raise
 
     def close(self, terminate: bool = False) -> None:
+        if terminate and self._cluster is not None:
+            # a local cluster's close waits for the running tasks: end its worker processes first
+            for nanny in list(self._cluster.workers.values()):
+                with contextlib.suppress(AttributeError, OSError, TypeError):
+                    os.kill(nanny.process.process.pid, signal.SIGKILL)
         if self._client is not None:
             self._client.close()
             self._client = None

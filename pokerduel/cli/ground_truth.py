@@ -8,6 +8,8 @@ import time
 
 import click
 
+from ._outputs import check_output
+
 
 class _Progress:
     """Pairs done, hands/s and ETA on stderr: redrawn in place on a terminal, a line every 10 s otherwise."""
@@ -78,6 +80,7 @@ def ground_truth(n_populations, size, population_files, hands, seed, out, backen
         raise click.BadParameter("only the dask backend takes a scheduler address", param_hint="--scheduler")
     if backend == "serial" and workers not in (None, 1):
         raise click.BadParameter("the serial backend has one worker", param_hint="--workers")
+    check_output(out, "--out", overwrite=overwrite, kind=gt.FORMAT)
     try:
         if population_files:
             job = gt.file_job(population_files, hands, seed)
@@ -90,6 +93,8 @@ def ground_truth(n_populations, size, population_files, hands, seed, out, backen
         runner = get_backend(backend, workers=workers, scheduler=scheduler)
     except ImportError as err:
         raise click.UsageError(str(err) if "pokerduel[dask]" in str(err) else f"{DASK_HINT} ({err})") from None
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="--scheduler") from None
     except ConnectionError as err:
         raise click.ClickException(str(err)) from None
 
