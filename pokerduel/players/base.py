@@ -84,10 +84,11 @@ def _check_unit(name: str, value: float) -> float:
 
 
 def _halves(name: str, pots: float) -> float:
-    """A raise size in pots (a positive multiple of 0.5) as the kernels' count of half pots."""
+    """A raise size in pots (a positive multiple of 0.5, at most 1,000: any size from 100 pots up is
+    the all-in) as the kernels' count of half pots."""
     halves = 2 * float(pots)
-    if not (1 <= halves < float("inf") and halves == int(halves)):
-        raise ValueError(f"{name} must be a positive multiple of 0.5 pots, got {pots!r}")
+    if not (1 <= halves <= 2000 and halves == int(halves)):
+        raise ValueError(f"{name} must be a multiple of 0.5 pots from 0.5 to 1000, got {pots!r}")
     return halves
 
 

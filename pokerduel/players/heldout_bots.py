@@ -2,8 +2,8 @@
 
 These bots measure whether evolved players generalise: no preset or default ever trains against them
 (the training opponents are the ASHE 1.0 bots), so a player's result against them shows how it does
-against styles it never met. Each plays a recognisable human style
-from the hand strength ``hs`` (P(win) + P(tie)/2 against a random hand, the input the ASHE 1.0 bots use):
+against styles it never met. Each plays a recognisable human style from the hand strength ``hs``
+(P(win) + P(tie)/2 against a random hand, the input the ASHE 1.0 bots use):
 
 * ``tight_aggressive_act``: plays few hands and bets or raises them;
 * ``loose_passive_act``: calls nearly everything, raises only near-nut hands;
