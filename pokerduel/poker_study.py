@@ -56,6 +56,42 @@ def default_budgets(K: int = 10, max_budget: int = 10_000, points: int = 12) -> 
     return tuple(int(b) for b in grid)
 
 
+def check_selector_options(method: str, options: dict, K: int, k: int) -> None:
+    """``ValueError`` naming the problem when ``options`` are not valid options of selector ``method`` for
+    ``K`` players and top ``k``: an unknown name, a value of the wrong type, or one the selector refuses
+    (checked by building it on a stand-in problem, before any work)."""
+    import inspect
+
+    from .selectors.problems import thurstone
+
+    cls = SELECTORS[method]
+    params = {}
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        sig = inspect.signature(init).parameters
+        params.update({n: p for n, p in sig.items()
+                       if n not in params and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)})
+        if not any(p.kind == p.VAR_KEYWORD for p in sig.values()):
+            break
+    allowed = sorted(set(params) - {"self", "oracle", "k", "budget", "rng"})
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ValueError(f"selector {method} has no option {', '.join(unknown)}; allowed: {', '.join(allowed)}")
+    for name, value in options.items():
+        default = params[name].default
+        number = isinstance(default, (int, float)) and not isinstance(default, bool)
+        if number and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise ValueError(f"option {name} of selector {method} takes a number, got {value!r}")
+    probe = thurstone(K, np.random.default_rng(0), np.random.default_rng(0))
+    try:
+        make_selector(method, probe, k, 100 * n_pairs(K), rng=np.random.default_rng(0), **options)
+    except (TypeError, ValueError) as err:
+        given = ", ".join(f"{n}={v!r}" for n, v in options.items())
+        raise ValueError(f"bad option value for selector {method} ({given}): {err}") from None
+
+
 def _as_int(value, what: str, lo: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo:
         raise ValueError(f"{what} must be an integer >= {lo}, got {value!r}")
@@ -116,8 +152,11 @@ class PokerStudyConfig:
         for m in self.methods:
             if m not in SELECTORS:
                 raise ValueError(f"unknown method {m!r}; known: {', '.join(SELECTORS)}")
-        if not isinstance(self.options, dict) or any(m not in SELECTORS for m in self.options):
+        if not isinstance(self.options, dict) or any(m not in SELECTORS or not isinstance(o, dict)
+                                                     for m, o in self.options.items()):
             raise ValueError(f"options must map selector names to option dicts, got {self.options!r}")
+        for m in self.methods:
+            check_selector_options(m, self.method_options(m), K, self.k)
         b = [_as_int(x, "every budget", 1) for x in self.budgets]
         if not b or any(y <= x for x, y in zip(b, b[1:])):
             raise ValueError(f"budgets must be a strictly increasing, non-empty list, got {b}")

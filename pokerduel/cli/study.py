@@ -13,6 +13,8 @@ import sys
 import click
 import numpy as np
 
+from ._outputs import check_image, check_output
+
 DEFAULT_METHODS = "uniform,pocbam,ml-pocbam,select-top"
 
 
@@ -65,13 +67,14 @@ def study():
               help="Pair variances ~ U[0,1] (the paper's text) or standard deviations ~ U[0,1].")
 @click.option("--option", "options", multiple=True, help="Selector option METHOD.NAME=VALUE, repeatable.")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Processes [default: all cores].")
-@click.option("--out", type=click.Path(dir_okay=False, writable=True), default="study.h5", show_default=True,
-              help="HDF5 result file (written atomically).")
-@click.option("--plot", type=click.Path(dir_okay=False, writable=True), default=None,
+@click.option("--out", type=click.Path(dir_okay=False), default="study.h5", show_default=True,
+              help="HDF5 result file (written atomically; it may replace only another study).")
+@click.option("--plot", type=click.Path(dir_okay=False), default=None,
               help="PNG plot [default: --out with .png].")
+@click.option("--overwrite", is_flag=True, help="Replace an existing plot, or an --out that is not a study.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 def synthetic(problems, K, k, methods, budget, points, budget_list, reps, seed, variance_law, options, workers, out,
-          plot, as_json):
+              plot, overwrite, as_json):
     """Success rate (replications whose top-k is the true one) against budget, with common random numbers."""
     import numpy as np
 
@@ -97,7 +100,11 @@ def synthetic(problems, K, k, methods, budget, points, budget_list, reps, seed, 
         config.validate()
     except ValueError as err:
         raise click.UsageError(str(err)) from None
+    from ..selectors.studies import FORMAT
+
     plot = plot or os.path.splitext(out)[0] + ".png"
+    check_output(out, "--out", overwrite=overwrite, kind=FORMAT)
+    check_image(plot, "--plot", overwrite=overwrite, png_only=True)
     with click.progressbar(length=reps, label=f"study ({reps} replications, {workers} workers)", file=sys.stderr,
                            show_eta=True, show_pos=True) as bar:
         result = run_study(config, workers=workers, progress=bar.update)
@@ -141,11 +148,12 @@ def synthetic(problems, K, k, methods, budget, points, budget_list, reps, seed, 
               show_default=True, help="Where the replications run.")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes [default: all cores].")
 @click.option("--scheduler", default=None, help="Dask scheduler address tcp://HOST:PORT (default: a local cluster).")
-@click.option("--out", type=click.Path(dir_okay=False, writable=True), default="poker_study.h5", show_default=True,
+@click.option("--out", type=click.Path(dir_okay=False), default="poker_study.h5", show_default=True,
               help="HDF5 result file (checkpointed in OUT.parts/, written atomically).")
-@click.option("--plot", type=click.Path(dir_okay=False, writable=True), default=None,
+@click.option("--plot", type=click.Path(dir_okay=False), default=None,
               help="Fig 8 PNG [default: --out with .png]; the wall-clock view goes to the same name with -wallclock.")
-@click.option("--overwrite", is_flag=True, help="Replace an existing output or checkpoint of another study.")
+@click.option("--overwrite", is_flag=True,
+              help="Replace existing plots, or an output or checkpoint of another study.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 def poker(truth_path, k, methods, budget, points, budget_list, reps, oracle, reset, pop_list, seed, options, backend,
           workers, scheduler, out, plot, overwrite, as_json):
@@ -181,11 +189,21 @@ def poker(truth_path, k, methods, budget, points, budget_list, reps, oracle, res
         if oracle == "replay" and max(budgets) > truth.config["deals"]:
             raise ValueError(f"the replay oracle has {truth.config['deals']} recorded deals per pair; budgets above "
                              f"that could exhaust a pair: use --budget <= {truth.config['deals']}")
-        be = get_backend(backend, workers=workers, scheduler=scheduler)
-    except (ValueError, ImportError) as err:  # CorruptFile is a ValueError; ImportError: Dask is missing
+    except ValueError as err:  # CorruptFile is a ValueError
         raise click.UsageError(str(err)) from None
+    from ..poker_study import FORMAT
+
     plot = plot or os.path.splitext(out)[0] + ".png"
     wall = os.path.splitext(plot)[0] + "-wallclock.png"
+    check_output(out, "--out", overwrite=overwrite, kind=FORMAT)
+    check_image(plot, "--plot", overwrite=overwrite, png_only=True)
+    check_image(wall, "--plot", overwrite=overwrite, png_only=True)
+    try:
+        be = get_backend(backend, workers=workers, scheduler=scheduler)
+    except (ValueError, ImportError) as err:  # ImportError: Dask is missing
+        raise click.BadParameter(str(err), param_hint="--backend/--scheduler") from None
+    except ConnectionError as err:
+        raise click.ClickException(str(err)) from None
     units = [0]
     with be, click.progressbar(length=1, label=f"poker study ({oracle}, {reps} replications, {be.describe()})",
                                file=sys.stderr, show_eta=True, show_pos=True) as bar:
