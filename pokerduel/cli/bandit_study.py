@@ -8,9 +8,26 @@ import sys
 
 import click
 
+from ._outputs import check_image, check_output
+
 
 def _workers(workers):
     return workers or os.cpu_count() or 1
+
+
+def _check_outputs(prefix: str, kind: str, plots: tuple[str, ...], overwrite: bool) -> None:
+    """PREFIX.h5 may replace only a study of its kind; the report and plots no existing file (``--overwrite``)."""
+    check_output(f"{prefix}.h5", "--out", overwrite=overwrite, kind=kind)
+    check_output(f"{prefix}.md", "--out", overwrite=overwrite)
+    for suffix in plots:
+        check_image(f"{prefix}{suffix}", "--out", overwrite=overwrite, png_only=True)
+
+
+def _write_report(path: str, text: str) -> None:
+    from ..storage import atomic_path
+
+    with atomic_path(path) as tmp, open(tmp, "w") as f:
+        f.write(text)
 
 
 def _backend(workers):
@@ -32,9 +49,17 @@ def _backend(workers):
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Processes [default: all cores].")
 @click.option("--out", default="copeland", show_default=True,
               help="Output prefix: PREFIX.h5, PREFIX.md, PREFIX-a.png, PREFIX-b.png.")
-def copeland(games, runs, horizon, k_min, k_max, algorithms, no_condorcet, seed, workers, out):
+@click.option("--overwrite", is_flag=True, help="Replace existing outputs of any kind.")
+def copeland(games, runs, horizon, k_min, k_max, algorithms, no_condorcet, seed, workers, out, overwrite):
     """Cumulative Copeland regret of Sup-KLUCB, D-TS and RUCB on random matrices (Agrawal & Chaporkar Fig (a), (b))."""
-    from ..bandits.studies import CopelandConfig, plot_copeland, run_copeland_study, summarize_copeland, write_copeland
+    from ..bandits.studies import (
+        COPELAND_FORMAT,
+        CopelandConfig,
+        plot_copeland,
+        run_copeland_study,
+        summarize_copeland,
+        write_copeland,
+    )
 
     cfg = CopelandConfig(games=games, runs=runs, horizon=horizon, k_min=k_min, k_max=k_max, seed=seed,
                          algorithms=tuple(a.strip() for a in algorithms.split(",") if a.strip()),
@@ -43,6 +68,7 @@ def copeland(games, runs, horizon, k_min, k_max, algorithms, no_condorcet, seed,
         cfg.validate()
     except ValueError as err:
         raise click.UsageError(str(err)) from None
+    _check_outputs(out, COPELAND_FORMAT, ("-a.png", "-b.png"), overwrite)
     workers = _workers(workers)
     with click.progressbar(length=games * len(cfg.algorithms), label=f"copeland study ({workers} workers)",
                            file=sys.stderr) as bar:
@@ -50,10 +76,9 @@ def copeland(games, runs, horizon, k_min, k_max, algorithms, no_condorcet, seed,
     write_copeland(res, f"{out}.h5")
     plots = plot_copeland(res, out)
     text = summarize_copeland(res)
-    with open(f"{out}.md", "w") as f:
-        f.write(f"# Copeland regret study\n\nCommand: `pokerduel study copeland --games {games} --runs {runs} "
-                f"--horizon {horizon} --k-min {k_min} --k-max {k_max} --seed {seed}`\n\n{text}\n"
-                + "".join(f"![{os.path.basename(p)}]({os.path.basename(p)})\n" for p in plots))
+    _write_report(f"{out}.md", f"# Copeland regret study\n\nCommand: `pokerduel study copeland --games {games} --runs "
+                  f"{runs} --horizon {horizon} --k-min {k_min} --k-max {k_max} --seed {seed}`\n\n{text}\n"
+                  + "".join(f"![{os.path.basename(p)}]({os.path.basename(p)})\n" for p in plots))
     click.echo(text)
     click.echo(f"wrote {out}.h5, {out}.md, {', '.join(plots)}")
 
@@ -69,10 +94,11 @@ def copeland(games, runs, horizon, k_min, k_max, algorithms, no_condorcet, seed,
 @click.option("--seed", type=click.IntRange(min=0), default=2013, show_default=True)
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Processes [default: all cores].")
 @click.option("--out", default="savage", show_default=True, help="Output prefix: PREFIX.h5, PREFIX.md.")
-def savage(runs, delta, max_duels, k_hard, k_random, problems, seed, workers, out):
+@click.option("--overwrite", is_flag=True, help="Replace existing outputs of any kind.")
+def savage(runs, delta, max_duels, k_hard, k_random, problems, seed, workers, out, overwrite):
     """Duels SAVAGE needs to identify the winner with confidence 1 - delta, against uniform exploration,
     arm-level elimination and the wrapped Borda baselines."""
-    from ..bandits.studies import SavageConfig, run_savage_study, summarize_savage, write_savage
+    from ..bandits.studies import SAVAGE_FORMAT, SavageConfig, run_savage_study, summarize_savage, write_savage
 
     cfg = SavageConfig(runs=runs, delta=delta, max_duels=max_duels, seed=seed, k_hard=k_hard, k_random=k_random,
                        problems=tuple(p.strip() for p in problems.split(",") if p.strip()))
@@ -80,11 +106,12 @@ def savage(runs, delta, max_duels, k_hard, k_random, problems, seed, workers, ou
         cfg.validate()
     except ValueError as err:
         raise click.UsageError(str(err)) from None
+    _check_outputs(out, SAVAGE_FORMAT, (), overwrite)
     res = run_savage_study(cfg, backend=_backend(_workers(workers)))
     write_savage(res, f"{out}.h5")
     text = summarize_savage(res)
-    with open(f"{out}.md", "w") as f:
-        f.write(f"# SAVAGE identification study\n\nCommand: `pokerduel study savage --runs {runs} --delta {delta} "
-                f"--max-duels {max_duels} --k-hard {k_hard} --k-random {k_random} --seed {seed}`\n\n{text}")
+    _write_report(f"{out}.md", f"# SAVAGE identification study\n\nCommand: `pokerduel study savage --runs {runs} "
+                  f"--delta {delta} --max-duels {max_duels} --k-hard {k_hard} --k-random {k_random} --seed {seed}`"
+                  f"\n\n{text}")
     click.echo(text)
     click.echo(f"wrote {out}.h5, {out}.md")
