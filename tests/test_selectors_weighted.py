@@ -70,16 +70,17 @@ def test_the_weighted_selectors():
 # --- the contract -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", WEIGHTED)
-@pytest.mark.parametrize("form", ["none", "vector", "matrix"])
+@pytest.mark.parametrize("form", ["none", "vector", "matrix", "bipartite"])
 @pytest.mark.parametrize("lag,n0", [(0, 2), (3, 1)])
 def test_budget_active_pairs_and_candidates_only(name, form, lag, n0):
     Kc, M, k = 7, 3, 3
     K = Kc + M
     weights = {"none": None, "vector": pool_weights(Kc, [(1, 2.0), (2, 0.5)], 1.0),
-               "matrix": _matrix_weights(Kc, K, 1)}[form]
+               "matrix": _matrix_weights(Kc, K, 1),
+               "bipartite": pool_weights(Kc, [(M, 1.0)], population=0.0)}[form]   # candidates never meet
     o = Recorder(_problem(3, Kc, M), Kc)
     sw = resolve_weights(K, Kc, weights)
-    active = n_pairs(K) - n_pairs(M) - (1 if form == "matrix" else 0)
+    active = {"matrix": n_pairs(K) - n_pairs(M) - 1, "bipartite": Kc * M}.get(form, n_pairs(K) - n_pairs(M))
     assert sw.pi.size == active
     assert SELECTORS[name].min_budget(K, k, n0=n0, candidates=Kc, weights=weights) == n0 * active
     budget = n0 * active + 57
@@ -96,6 +97,8 @@ def test_budget_active_pairs_and_candidates_only(name, form, lag, n0):
     assert np.array_equal(tr.i[:s.warmup], sw.pi[t]) and np.array_equal(tr.j[:s.warmup], sw.pj[t])
     if form == "matrix":
         assert not np.any((tr.i == 2) & (tr.j == K - 1))
+    if form == "bipartite":
+        assert np.all(tr.j >= Kc)
     assert len(top) == k and len(set(top.tolist())) == k and top.max() < Kc
     assert s.scores().shape == (Kc,)
     for _ in range(2):    # the anytime answer at any point is k candidates
