@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 
 import click
+
+from ._errors import stopped_run
 
 
 class _Progress:
@@ -153,6 +156,8 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, pool_weig
         raise click.UsageError(DASK_HINT) from None
     except ConnectionError as err:
         raise click.ClickException(str(err)) from None
+    if resume and not os.path.exists(out):
+        click.echo(f"{out} does not exist: nothing to resume, starting a new run", err=True)
     try:
         with runner:
             report = ev.run_evolution(cfg, out, runner, resume=resume, overwrite=overwrite,
@@ -161,6 +166,8 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, pool_weig
         raise click.UsageError(str(err)) from None
     except ev.CorruptFile as err:
         raise click.ClickException(str(err)) from None
+    except KeyboardInterrupt as err:
+        raise stopped_run(out, cfg.generations, err) from None
     run = report.run
     t = run.records["timing"]
     score = run.panel_score()
