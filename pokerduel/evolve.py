@@ -228,10 +228,19 @@ class EvolveConfig:
             repeating(cls, self.repeat)(_NoOracle(K), self.keep, self.budget, n0=self.n0, rng=np.random.default_rng(0),
                                         **self.run_options, **self.selector_options)
         except TypeError as err:
-            allowed = [p for p in inspect.signature(cls.__init__).parameters
-                       if p not in ("self", "oracle", "k", "budget", "n0", "rng", "lag", "refit_every", "ml_options")]
-            raise ValueError(f"selector {self.selector} has no option among {sorted(self.selector_options)} "
-                             f"({err}); allowed: {allowed}") from None
+            allowed = []
+            for klass in cls.__mro__:  # a selector that passes **options on (the hybrid) takes its parent's too
+                params = inspect.signature(klass.__init__).parameters if "__init__" in vars(klass) else {}
+                allowed += [p for p, v in params.items() if p not in allowed and v.kind == v.KEYWORD_ONLY
+                            and p not in ("n0", "rng", "lag", "refit_every")]
+                if params and not any(v.kind == v.VAR_KEYWORD for v in params.values()):
+                    break
+            unknown = sorted(set(self.selector_options) - set(allowed))
+            if unknown:
+                raise ValueError(f"selector {self.selector} has no option {', '.join(unknown)}; allowed: "
+                                 f"{', '.join(allowed)}") from None
+            given = ", ".join(f"{name}={value!r}" for name, value in self.selector_options.items())
+            raise ValueError(f"bad selector option value for {self.selector} ({given}): {err}") from None
         _ = self.settings  # validates hidden, prt_capacity, lstm_reset
         if not (np.isfinite(self.init_low) and np.isfinite(self.init_high) and self.init_low < self.init_high):
             raise ValueError(f"need finite init_low < init_high, got [{self.init_low}, {self.init_high}]")
