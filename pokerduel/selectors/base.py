@@ -127,9 +127,9 @@ class Selector:
         self.oracle = oracle
         self.K = K = int(K)
         check_weights_support(type(self), candidates, weights)
+        sw = resolve_weights(K, candidates, weights)
         #: the validated candidates and weights (``weights.ScoreWeights``), ``None`` in the plain mode (all
         #: ``K`` alternatives candidates, Borda score)
-        sw = resolve_weights(K, candidates, weights)
         self.score_weights: ScoreWeights | None = sw
         #: ``K_c``: alternatives ``0 .. K_c - 1`` are ranked, the rest are fixed opponents
         self.candidates = K if sw is None else sw.candidates
