@@ -35,7 +35,7 @@ def check_output(path, option: str, *, overwrite: bool, kind: str | None = None)
         from ..storage import file_format
 
         found = file_format(p)
-        if found != kind:
+        if found != kind and not _damaged_hdf5(p):
             what = f"is a {found} file, not a {kind} one" if found else f"is not a {kind} file"
             raise click.BadParameter(f"{path} exists and {what}; pass --overwrite to replace it, or choose another "
                                      "name", param_hint=option)
@@ -47,6 +47,21 @@ def check_output(path, option: str, *, overwrite: bool, kind: str | None = None)
     except OSError as err:
         raise click.BadParameter(f"cannot write {path}: {err.strerror or err}", param_hint=option) from None
     return str(path)
+
+
+def _damaged_hdf5(path) -> bool:
+    """An HDF5 file that cannot be opened (a truncated result): the command's own checks report it, since it
+    may be a damaged file of the command's kind."""
+    import h5py
+
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(8) != b"\x89HDF\r\n\x1a\n":
+                return False
+        with h5py.File(path, "r"):
+            return False
+    except OSError:
+        return True
 
 
 def check_image(path, option: str, *, overwrite: bool, png_only: bool = False) -> str:

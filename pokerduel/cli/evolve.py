@@ -10,6 +10,7 @@ import time
 import click
 
 from ._errors import stopped_run
+from ._outputs import check_output
 
 
 class _Progress:
@@ -156,6 +157,7 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, pool_weig
         raise click.UsageError(DASK_HINT) from None
     except ConnectionError as err:
         raise click.ClickException(str(err)) from None
+    check_output(out, "--out", overwrite=overwrite, kind=ev.FORMAT)
     if resume and not os.path.exists(out):
         click.echo(f"{out} does not exist: nothing to resume, starting a new run", err=True)
     try:
