@@ -149,6 +149,7 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, pool_weig
         cfg = ev.config_from_options(selector_options=_parse_options(selector_options), **options)
     except ValueError as err:
         raise click.UsageError(str(err)) from None
+    check_output(out, "--out", overwrite=overwrite, kind=ev.FORMAT)
     try:
         runner = get_backend(backend, workers=workers, scheduler=scheduler)
     except ValueError as err:
@@ -157,7 +158,6 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, pool_weig
         raise click.UsageError(DASK_HINT) from None
     except ConnectionError as err:
         raise click.ClickException(str(err)) from None
-    check_output(out, "--out", overwrite=overwrite, kind=ev.FORMAT)
     if resume and not os.path.exists(out):
         click.echo(f"{out} does not exist: nothing to resume, starting a new run", err=True)
     try:
