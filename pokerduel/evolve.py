@@ -62,6 +62,7 @@ import numpy as np
 
 from . import __version__
 from .oracles import LiveOracle, MemoryPool
+from .engine.rules import BIG_BLIND
 from .players.base import HELDOUT_BOTS, TRAINING_BOTS
 from .players.genomes import AsheSettings, ashe_player
 from .players.hand_strength import DEFAULT_SAMPLES
@@ -102,12 +103,12 @@ DEFAULT_LAG = 8
 DEFAULT_REFIT = 8
 
 
-def default_n0(selector: str, K: int, budget: int | None) -> int:
+def default_n0(selector: str, pairs: int, budget: int | None) -> int:
     """``DEFAULT_N0[selector]``, lowered to the selector's least when ``budget`` is below the warm-up plus
-    one sample per pair (``(n0 + 1) K(K-1)/2``): ``--population 50 --budget 2000`` runs POCBAm, ML-POCBAm
-    and the hybrid from one warm-up sample per pair."""
+    one sample per played pair (``(n0 + 1) pairs``; ``K(K-1)/2`` pairs without fixed opponents):
+    ``--population 50 --budget 2000`` runs POCBAm, ML-POCBAm and the hybrid from one warm-up sample per pair."""
     n0 = DEFAULT_N0[selector]
-    if isinstance(budget, (int, np.integer)) and not isinstance(budget, bool) and budget < (n0 + 1) * n_pairs(K):
+    if isinstance(budget, (int, np.integer)) and not isinstance(budget, bool) and budget < (n0 + 1) * pairs:
         n0 = int(SELECTORS[selector].min_n0)
     return n0
 
@@ -191,7 +192,7 @@ class EvolveConfig:
         if self.selector not in SELECTORS:
             raise ValueError(f"unknown selector {self.selector!r}; known: {', '.join(SELECTORS)}")
         cls = SELECTORS[self.selector]
-        n0 = default_n0(self.selector, K, self.budget) if self.n0 is None else self.n0
+        n0 = default_n0(self.selector, self.played_pairs, self.budget) if self.n0 is None else self.n0
         _check_int(n0, f"n0 (warm-up samples per pair) for {self.selector}", max(cls.min_n0, 0))
         object.__setattr__(self, "n0", int(n0))
         _check_int(self.repeat, "repeat (samples per selector decision)", 1)
@@ -215,18 +216,22 @@ class EvolveConfig:
                 raise ValueError(f"with fitness ane the budget is population x fixed opponents x deals = "
                                  f"{self.ane_budget} duplicate deals; set --deals instead of --budget")
             object.__setattr__(self, "budget", None)
-        need = cls.min_budget(K, self.keep, n0=n0)
-        budget = (n0 + 1) * n_pairs(K) if self.budget is None else self.budget
+        pairs = self.played_pairs
+        need = max(n0 * pairs, 1)
+        budget = (n0 + 1) * pairs if self.budget is None else self.budget
         _check_int(budget, "budget (samples per generation)", 1)
         if budget < need:
+            what = ("n0 * K(K-1)/2" if not self.n_fixed else
+                    "n0 * (pairs of candidates and of a candidate and a fixed opponent, hall of fame full)")
             raise ValueError(
-                f"budget {budget} is below the {self.selector} warm-up of n0 * K(K-1)/2 = {n0} * {n_pairs(K)} = "
+                f"budget {budget} is below the {self.selector} warm-up of {what} = {n0} * {pairs} = "
                 f"{need} samples (K = {K}, n0 = {n0}); allowed: budget >= {need}"
                 + (f" (the {self.selector} selector needs n0 >= {cls.min_n0})" if cls.min_n0 > 1 else ""))
         object.__setattr__(self, "budget", int(budget))
         try:  # the selector validates its own options (and lag against repeat): build one (nothing is sampled)
-            repeating(cls, self.repeat)(_NoOracle(K), self.keep, self.budget, n0=self.n0, rng=np.random.default_rng(0),
-                                        **self.run_options, **self.selector_options)
+            repeating(cls, self.repeat)(_NoOracle(K + self.n_fixed), self.keep, self.budget, n0=self.n0,
+                                        rng=np.random.default_rng(0), **self.run_options,
+                                        **self.weight_options(self.hall_of_fame), **self.selector_options)
         except TypeError as err:
             allowed = []
             for klass in cls.__mro__:  # a selector that passes **options on (the hybrid) takes its parent's too
@@ -302,13 +307,37 @@ class EvolveConfig:
                                 if self.fitness == "ane" else ""))
         if self.fitness == "ane":
             _check_int(self.deals, "deals (duplicate deals per candidate and fixed opponent)", 1)
-        elif self.n_fixed:
-            raise ValueError("fixed opponents (opponents, hall_of_fame) are played with fitness ane")
+        elif self.n_fixed and not SELECTORS[self.selector].supports_weights:
+            able = [n for n, c in SELECTORS.items() if c.supports_weights]
+            raise ValueError(f"selector {self.selector} cannot rank candidates against fixed opponents (opponents, "
+                             f"hall_of_fame); use one of {', '.join(able)} or fitness ane")
 
     @property
     def n_fixed(self) -> int:
         """Fixed opponents a candidate meets: the training opponents and the hall of fame's slots."""
         return len(self.opponents) + int(self.hall_of_fame)
+
+    def weight_options(self, hall_present: int) -> dict:
+        """The selector's ``candidates`` and ``weights`` for a generation whose hall of fame holds
+        ``hall_present`` champions (none without fixed opponents: every player a candidate, Borda score).
+        Candidate ``i``'s score is ``sum_pool w_pool x`` its mean result against the pool (``pool_weights``);
+        empty pools drop out."""
+        if not self.n_fixed:
+            return {}
+        from .selectors.weights import pool_weights
+
+        w_pop, w_hall, w_opp = self.pool_weights
+        pools = [(n, w) for n, w in ((len(self.opponents), w_opp), (hall_present, w_hall)) if n]
+        return {"candidates": self.population, "weights": pool_weights(self.population, pools, w_pop)}
+
+    @property
+    def played_pairs(self) -> int:
+        """Pairs a selector samples with the hall of fame full: those of two candidates (population weight
+        > 0) and of a candidate and a fixed opponent whose pool weight is > 0."""
+        K = int(self.population)
+        w_pop, w_hall, w_opp = self.pool_weights
+        fixed = len(self.opponents) * (w_opp > 0) + int(self.hall_of_fame) * (w_hall > 0)
+        return n_pairs(K) * (w_pop > 0 or not self.n_fixed) + K * fixed
 
     @property
     def ane_budget(self) -> int:
@@ -504,27 +533,40 @@ def repeating(cls, repeat: int):
     return Repeating
 
 
-def generation_oracle(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=None) -> LiveOracle:
-    """The live oracle of generation ``generation``'s population ``genomes`` (its decks and player randomness
-    seeded by the run seed and the generation); ``memory_pool`` (``oracles.MemoryPool``): where its matches'
-    memories come from and go back to with ``release()`` (the results do not depend on it)."""
+def fixed_players(cfg: EvolveConfig, opponents: list, hall: np.ndarray, champions: list) -> list:
+    """The fixed opponents of a generation: the training ``opponents`` (players), then the hall of fame's
+    present members (``hall``: generation indices into ``champions``, -1 for an empty slot)."""
+    return list(opponents) + [ashe_player(champions[h], cfg.settings, name=f"hall:{h + 1}") for h in hall if h >= 0]
+
+
+def generation_oracle(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=None,
+                      fixed=()) -> LiveOracle:
+    """The live oracle of generation ``generation``'s population ``genomes`` followed by the ``fixed``
+    opponents (its decks and player randomness seeded by the run seed and the generation); ``memory_pool``
+    (``oracles.MemoryPool``): where its matches' memories come from and go back to with ``release()`` (the
+    results do not depend on it)."""
     players = [ashe_player(g, cfg.settings, name=f"g{generation}:{i}") for i, g in enumerate(genomes)]
-    return LiveOracle(players, _seq(cfg.seed, 1, generation), reset=bool(cfg.reset), hs_samples=cfg.hs_samples,
-                      memory_pool=memory_pool)
+    return LiveOracle(players + list(fixed), _seq(cfg.seed, 1, generation), reset=bool(cfg.reset),
+                      hs_samples=cfg.hs_samples, memory_pool=memory_pool)
 
 
-def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=None, oracle=None) -> dict:
-    """Run the selector on ``genomes`` for ``generation``; the survivors, champion, trace and timings.
+def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=None, oracle=None,
+           fixed=(), hall=None) -> dict:
+    """Run the selector on ``genomes`` (and the ``fixed`` opponents, the training opponents then the hall of
+    fame's members ``hall``) for ``generation``; the survivors, champion, trace and timings.
 
-    ``oracle``: the ``generation_oracle`` of ``genomes``, if already made; the caller then releases it.
-    Otherwise ``select`` makes one from ``memory_pool`` and releases it."""
+    ``oracle``: the ``generation_oracle`` of ``genomes`` and ``fixed``, if already made; the caller then
+    releases it. Otherwise ``select`` makes one from ``memory_pool`` and releases it."""
+    hall = np.full(cfg.hall_of_fame, -1, np.int64) if hall is None else np.asarray(hall, np.int64)
     own = oracle is None
     if own:
-        oracle = generation_oracle(cfg, genomes, generation, memory_pool)
+        oracle = generation_oracle(cfg, genomes, generation, memory_pool, fixed)
+    K = len(genomes)
     cls = repeating(SELECTORS[cfg.selector], cfg.repeat)
     rng = np.random.default_rng(_seq(cfg.seed, 2, generation))
     t0 = time.perf_counter()
-    sel = cls(oracle, cfg.keep, cfg.budget, n0=cfg.n0, rng=rng, **cfg.run_options, **cfg.selector_options)
+    sel = cls(oracle, cfg.keep, cfg.budget, n0=cfg.n0, rng=rng, **cfg.run_options,
+              **cfg.weight_options(int(np.sum(hall >= 0))), **cfg.selector_options)
     top = np.asarray(sel.run(), dtype=np.int64)
     scores = np.asarray(sel.scores(), dtype=np.float64)
     wall = time.perf_counter() - t0
@@ -541,13 +583,29 @@ def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=
         final_ii, final_mode = float(sel.final_ii), int(sel.final_mode)
     decided = mode[sel.warmup:]
     return {"survivors": top, "scores": scores, "samples_used": int(sel.used),
-            "fixed_mbb": np.full((cfg.population, cfg.n_fixed), np.nan), "hall": np.full(cfg.hall_of_fame, -1),
+            "fixed_mbb": _fixed_means(K, cfg.n_fixed, tr), "hall": hall,
             "decisions": int(np.ceil(max(sel.used - sel.warmup, 0) / cfg.repeat)),
             "ml_fraction": float(np.mean(decided == 1)) if decided.size else np.nan,
             "final_ii": final_ii, "final_mode": final_mode, "ii_trace": ii, "mode_trace": mode,
             "trace_i": tr.i.astype(np.int16), "trace_j": tr.j.astype(np.int16), "trace_x": tr.x.astype(np.float32),
             "selector_seconds": wall, "engine_seconds": float(np.sum(oracle.seconds)),
             "deals_played": int(oracle.deals_played.sum())}
+
+
+def _fixed_means(K: int, n_fixed: int, trace) -> np.ndarray:
+    """Every candidate's mBB/hand against each fixed opponent (players ``K`` on) from a selector's trace
+    (NaN where a pair was not sampled): a sample is candidate ``i``'s chips over a duplicate deal."""
+    out = np.full((K, n_fixed), np.nan)
+    if not n_fixed:
+        return out
+    i, j, x = np.asarray(trace.i), np.asarray(trace.j), np.asarray(trace.x, np.float64)
+    vs = j >= K
+    cell = i[vs] * n_fixed + (j[vs] - K)
+    n = np.bincount(cell, minlength=K * n_fixed)
+    total = np.bincount(cell, weights=x[vs], minlength=K * n_fixed)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(n > 0, total / n, np.nan)
+    return (mean / 2 / BIG_BLIND * 1000).reshape(K, n_fixed)
 
 
 def evaluate(cfg: EvolveConfig, genomes: np.ndarray, generation: int, opponents: list, hall: np.ndarray,
@@ -756,9 +814,10 @@ class RunReport:
 
 
 def _breed(cfg: EvolveConfig, genomes: np.ndarray, res: dict, g: int, oracle: LiveOracle, memory_pool,
-           next_oracle: bool) -> dict:
+           next_fixed) -> dict:
     """The bookkeeping between two selections, none of it hands: release generation ``g``'s ``oracle`` (its
-    memories back to the pool), TSER on its selection and (``next_oracle``) generation ``g + 1``'s oracle."""
+    memories back to the pool), TSER on its selection and, unless ``next_fixed`` is None, generation
+    ``g + 1``'s oracle with those fixed opponents."""
     t0 = time.perf_counter()
     if oracle is not None:
         oracle.release()
@@ -766,7 +825,8 @@ def _breed(cfg: EvolveConfig, genomes: np.ndarray, res: dict, g: int, oracle: Li
     rng = np.random.default_rng(_seq(cfg.seed, 3, g))
     off = tser(genomes, res["survivors"], res["scores"][res["survivors"]], cfg.population, rate, sigma, rng)
     return {"off": off, "rate": rate, "sigma": sigma, "rng_state": json.dumps(rng.bit_generator.state, default=int),
-            "oracle": generation_oracle(cfg, off.genomes, g + 1, memory_pool) if next_oracle else None,
+            "oracle": None if next_fixed is None else generation_oracle(cfg, off.genomes, g + 1, memory_pool,
+                                                                         next_fixed),
             "repro": time.perf_counter() - t0}
 
 
@@ -875,18 +935,21 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
             if stop_after is not None and selected >= stop_after:
                 break
             t0 = time.perf_counter()
-            hall = hall_members(cfg, champions, champion_train)
             if ane_mode:
-                res = evaluate(cfg, current, g, opponents, hall, champions, backend)
+                res = evaluate(cfg, current, g, opponents, hall_members(cfg, champions, champion_train), champions,
+                               backend)
             else:
                 if oracle is None:
-                    oracle = generation_oracle(cfg, current, g, memories)
-                res = select(cfg, current, g, oracle=oracle)
+                    hall = hall_members(cfg, champions, champion_train)
+                    oracle = generation_oracle(cfg, current, g, memories, fixed_players(cfg, opponents, hall, champions))
+                res = select(cfg, current, g, oracle=oracle, hall=hall)
             champion = current[res["survivors"][0]].copy()
             champions.append(champion)
             champion_train.append(training_score(cfg, res, int(res["survivors"][0])))
             last = g + 1 == cfg.generations or (stop_after is not None and selected + 1 >= stop_after)
-            args = (cfg, current, res, g, oracle, memories, not last and not ane_mode)
+            hall = hall_members(cfg, champions, champion_train)     # the next generation's
+            args = (cfg, current, res, g, oracle, memories,
+                    None if last or ane_mode else fixed_players(cfg, opponents, hall, champions))
             if not overlap:
                 breeding = pool.submit(_breed, *args)
                 panel = _timed_panel(cfg, champion, run.heldout, backend)

@@ -130,7 +130,7 @@ def test_ane_run_keeps_fixed_opponents_out_of_the_population_and_resumes_exactly
     ({"pool_weights": (1.0, -1.0, 1.0)}, "finite numbers >= 0"),
     ({"hall_policy": "best", "hall_of_fame": 1, "opponents": (), "fitness": "ane"}, "needs fixed|training"),
     ({"budget": 5}, "set --deals"),
-    ({"fitness": "selector", "hall_of_fame": 1}, "fitness ane"),
+    ({"fitness": "selector", "selector": "ar"}, "cannot rank candidates against fixed opponents"),
 ])
 def test_bad_pool_options_are_value_errors(kw, match):
     with pytest.raises(ValueError, match=match):
@@ -178,3 +178,44 @@ def test_a_short_ashe1_run_beats_the_calling_machine(tmp_path):
     champ = ashe_player(run.records["champion"][-1], cfg.settings)
     mean, ci = play_duplicate(champ, "calling-machine", 400, seed=123456).mbb_per_hand()
     assert mean - ci > 0, (mean, ci)
+
+
+# ----------------------------------------------------------------------------------------- selectors with fixed opponents
+
+
+@pytest.mark.parametrize("selector", ["uniform", "pocbam", "hybrid"])
+def test_selector_mode_with_fixed_opponents_ranks_candidates_only_and_resumes_exactly(tmp_path, selector):
+    cfg = EvolveConfig(population=6, generations=4, keep=3, selector=selector, opponents=("calling-machine", "random"),
+                       hall_of_fame=2, pool_weights=(1.0, 0.5, 2.0), seed=4, panel_deals=4,
+                       panel_bots=("calling-machine",), prt_capacity=256)
+    assert cfg.played_pairs == 15 + 6 * 4 and cfg.budget == (cfg.n0 + 1) * cfg.played_pairs
+    whole = run_evolution(cfg, tmp_path / "a.h5").run
+    run_evolution(cfg, tmp_path / "b.h5", stop_after=1)
+    resumed = run_evolution(cfg, tmp_path / "b.h5", resume=True).run
+    for k, v in whole.records.items():
+        if k != "timing":
+            assert np.array_equal(v, resumed.records[k], equal_nan=True), k
+    rec = whole.records
+    assert np.all(rec["samples_used"] == cfg.budget)
+    assert rec["survivors"].max() < cfg.population
+    i, j = rec["trace_i"], rec["trace_j"]
+    assert np.all(i < cfg.population)                      # every sample has a candidate (two fixed never meet)
+    n_fixed_present = 2 + (rec["hall"] >= 0).sum(axis=1)
+    assert np.all(j.max(axis=1) == cfg.population + n_fixed_present - 1)
+    # fixed_mbb is each candidate's mean against each fixed opponent, from the trace
+    g = 3
+    for c in range(cfg.population):
+        for m in range(n_fixed_present[g]):
+            x = rec["trace_x"][g][(i[g] == c) & (j[g] == cfg.population + m)]
+            assert rec["fixed_mbb"][g, c, m] == pytest.approx(x.mean() / 2 / 100 * 1000)
+
+
+def test_selector_mode_budget_and_selector_checks():
+    base = dict(population=6, generations=3, keep=3, opponents=("calling-machine",), hall_of_fame=1)
+    cfg = EvolveConfig(**base, selector="uniform")
+    with pytest.raises(ValueError, match=f"allowed: budget >= {cfg.played_pairs}"):
+        EvolveConfig(**base, selector="uniform", budget=cfg.played_pairs - 1)
+    with pytest.raises(ValueError, match="cannot rank candidates against fixed opponents"):
+        EvolveConfig(**base, selector="select-top")
+    only_fixed = EvolveConfig(**base, selector="pocbam", pool_weights=(0.0, 1.0, 1.0))
+    assert only_fixed.played_pairs == 6 * 2
