@@ -13,6 +13,71 @@ def _smooth(y, w):
     return (c[idx] - c[lo]) / (idx - lo)
 
 
+def describe(cfg) -> str:
+    """A run's mode in a few words, for titles and legends."""
+    pools = []
+    if cfg.opponents:
+        pools.append(f"{len(cfg.opponents)} bots")
+    if cfg.hall_of_fame:
+        pools.append(f"hall {cfg.hall_of_fame}")
+    if cfg.fitness == "ane":
+        head = "ANE"
+    else:
+        head = cfg.selector
+        pools.insert(0, "population")
+    return f"{head} ({' + '.join(pools)}), K={cfg.population}, k={cfg.keep}, {cfg.budget:,} deals/gen"
+
+
+def plot_evolution_runs(paths, out, dpi: int = 120) -> dict:
+    """Several runs (seeds of one mode, or modes): the mean over runs of the champion's panel score against
+    the training bots and against the held-out opponents per generation, with a 95% band over runs
+    (Student t; runs are independent), one colour per mode. Returns the last generation's means."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from scipy import stats
+
+    from .evolve import load_run
+    from .plots import save_figure
+
+    runs = [load_run(p) for p in paths]
+    modes: dict = {}
+    for r in runs:
+        if r.completed == 0:
+            raise ValueError(f"{r.path}: no completed generation to plot")
+        key = describe(r.config)
+        modes.setdefault(key, []).append(r)
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), sharex=True)
+    summary = {}
+    for key, group in modes.items():
+        n = min(r.completed for r in group)
+        gen = np.arange(1, n + 1)
+        summary[key] = {"runs": len(group), "generations": n}
+        for ax, part in zip(axes, ("training", "heldout")):
+            y = np.stack([r.panel_score(part)[:n] for r in group])
+            m = y.mean(axis=0)
+            w = max(1, n // 25)
+            line, = ax.plot(gen, _smooth(m, w), lw=1.8, label=f"{key} ({len(group)} runs)")
+            if len(group) > 1:
+                half = stats.t.ppf(0.975, len(group) - 1) * y.std(axis=0, ddof=1) / np.sqrt(len(group))
+                ax.fill_between(gen, _smooth(m - half, w), _smooth(m + half, w), color=line.get_color(), alpha=0.15)
+            summary[key][part] = float(m[-1])
+    for ax, title in zip(axes, ("champion vs the training bots", "champion vs the held-out opponents")):
+        ax.set_yscale("symlog", linthresh=100)
+        ax.axhline(0, color="k", lw=0.6)
+        ax.set_xlabel("generation")
+        ax.set_ylabel("mean mBB/hand (panel decks)")
+        ax.set_title(f"{title}: mean over runs, 95% band", fontsize=10)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    try:
+        save_figure(fig, out, dpi)
+    finally:
+        plt.close(fig)
+    return summary
+
+
 def plot_evolution(path, out, dpi: int = 120) -> dict:
     """Draw the panel curves of the run file ``path`` into ``out`` (PNG, or the format of its suffix); return a
     small summary.
@@ -20,8 +85,9 @@ def plot_evolution(path, out, dpi: int = 120) -> dict:
     Left: the champion's mBB/hand against each bot and the held-out players' mean, per generation with
     95% bands (faint) and as a moving mean (bold); symmetric-log scale, since results against the
     Maniac or the random bot are tens of thousands while others are tens. Right: the panel score
-    (equal-weight mean over opponents; its band assumes independent matches), moving means of the bots
-    and of the held-out generation-0 players; for the hybrid selector, the share of decisions in ML mode.
+    (equal-weight mean over opponents; its band assumes independent matches), moving means of the
+    training bots and of the held-out opponents (``EvolutionRun.panel_score``); for the hybrid selector,
+    the share of decisions in ML mode.
     """
     import matplotlib
 
@@ -62,17 +128,17 @@ def plot_evolution(path, out, dpi: int = 120) -> dict:
     ax2.fill_between(gen, score - score_ci, score + score_ci, color="k", alpha=0.12, label="95% CI")
     ax2.plot(gen, score, lw=0.7, color="k", alpha=0.6, label="panel score (all opponents)")
     ax2.plot(gen, _smooth(score, w), lw=2.2, color="k", label=f"{w}-generation moving mean")
-    if is_bot.any():
-        ax2.plot(gen, _smooth(mean[:, is_bot].mean(axis=1), w), lw=1.2, label="bots (moving mean)")
-    if (~is_bot).any():
-        ax2.plot(gen, _smooth(mean[:, ~is_bot].mean(axis=1), w), lw=1.2, label="held-out players (moving mean)")
+    for group, label in (("training", "training bots"), ("heldout", "held-out opponents")):
+        y = run.panel_score(group)
+        if not np.all(np.isnan(y)):
+            ax2.plot(gen, _smooth(y, w), lw=1.2, label=f"{label} (moving mean)")
     ax2.set_yscale("symlog", linthresh=100)
     ax2.axhline(0, color="k", lw=0.6)
     ax2.set_xlabel("generation")
     ax2.set_ylabel("mean mBB/hand over the panel")
     cfg = run.config
-    ax2.set_title(f"{cfg.selector}, K={cfg.population}, k={cfg.keep}, budget {cfg.budget}, seed {cfg.seed}")
-    if cfg.selector == "hybrid":
+    ax2.set_title(f"{describe(cfg)}, seed {cfg.seed}", fontsize=9)
+    if cfg.selector == "hybrid" and cfg.fitness == "selector":
         ax3 = ax2.twinx()
         ax3.plot(gen, run.records["ml_fraction"], color="tab:gray", lw=0.8, ls=":", label="hybrid: ML share")
         ax3.set_ylim(0, 1.05)

@@ -219,3 +219,23 @@ def test_selector_mode_budget_and_selector_checks():
         EvolveConfig(**base, selector="select-top")
     only_fixed = EvolveConfig(**base, selector="pocbam", pool_weights=(0.0, 1.0, 1.0))
     assert only_fixed.played_pairs == 6 * 2
+
+
+def test_panel_groups_and_the_multi_run_plot(tmp_path):
+    paths = []
+    for seed in (1, 2):
+        cfg = EvolveConfig(**{**TINY_ANE, "generations": 3, "seed": seed,
+                              "panel_bots": ("calling-machine", "hothead-maniac", "random", "tight-aggressive", "bluffer")})
+        paths.append(str(tmp_path / f"s{seed}.h5"))
+        run = run_evolution(cfg, paths[-1]).run
+        mean = run.records["panel_mean"]
+        assert list(run.panel_columns("training")) == [0, 1]      # the run's training opponents
+        assert list(run.panel_columns("heldout")) == [3, 4]       # the held-out bots; random is in neither
+        assert np.allclose(run.panel_score("heldout"), mean[:, 3:].mean(axis=1))
+        assert np.allclose(run.panel_score(), mean.mean(axis=1))
+    r = CliRunner().invoke(main, ["plot", "evolution", *paths, "--out", str(tmp_path / "m.png")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "m.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    runs = [load_run(p) for p in paths]
+    want = np.mean([x.panel_score("heldout")[-1] for x in runs])
+    assert f"{want:+.0f} over 2 runs" in r.output

@@ -39,19 +39,27 @@ def matrices(path, out, populations, columns, overwrite):
 
 
 @plot.command("evolution")
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
-              help="Image file to write (PNG, PDF, SVG)  [default: PATH with the suffix .png].")
+              help="Image file to write (PNG, PDF, SVG)  [default: the first PATH with the suffix .png].")
 @click.option("--overwrite", is_flag=True, help=OVERWRITE_HELP)
-def evolution(path, out, overwrite):
-    """An evolution run's champion against the benchmark panel, generation by generation."""
-    from ..plots_evolution import plot_evolution
+def evolution(paths, out, overwrite):
+    """An evolution run's champion against the benchmark panel, generation by generation; with several run
+    files, the mean over runs (per mode) against the training bots and the held-out opponents."""
+    from ..plots_evolution import plot_evolution, plot_evolution_runs
 
-    out = out or str(Path(path).with_suffix(".png"))
+    out = out or str(Path(paths[0]).with_suffix(".png"))
     check_image(out, "--out", overwrite=overwrite)
     try:
-        info = plot_evolution(path, out)
+        if len(paths) > 1:
+            info = plot_evolution_runs(paths, out)
+        else:
+            info = plot_evolution(paths[0], out)
     except ValueError as err:  # evolve.CorruptFile is a ValueError
         raise click.BadParameter(str(err), param_hint="PATH") from None
+    if len(paths) > 1:
+        click.echo(f"wrote {out}: {len(paths)} runs; last generation's mean (training bots / held-out) " + "; ".join(
+            f"{k}: {v['training']:+.0f} / {v['heldout']:+.0f} over {v['runs']} runs" for k, v in info.items()))
+        return
     click.echo(f"wrote {out}: {info['generations']} generations; panel score first {info['first_score']:+.0f}, "
                f"last {info['last_score']:+.0f}, best {info['best_score']:+.0f} mBB/hand")
