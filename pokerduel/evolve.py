@@ -44,7 +44,9 @@ selector's score of every player), ``champion`` (genome), ``samples_used``, ``de
 the bookkeeping of ``_breed``, columns named in attribute ``timing_names``), ``fixed_mbb`` (every
 player's mBB/hand against each fixed opponent: training opponents, then hall-of-fame slots; NaN where
 absent), ``hall`` (the generation index of each hall-of-fame slot's champion, -1 if empty) and
-``champion_train`` (the champion's mean mBB/hand against the training opponents, NaN without). With
+``champion_train`` (the champion's mean mBB/hand against the training opponents, NaN without),
+``actions`` (each player's shares of folds, checks/calls and raises among its decisions in the
+generation's matches: the population's behavioural spread). With
 fitness ane the sample traces are empty (``fixed_mbb`` holds the whole matrix).
 """
 
@@ -64,6 +66,7 @@ from . import __version__
 from .oracles import LiveOracle, MemoryPool
 from .engine.rules import BIG_BLIND
 from .players.base import HELDOUT_BOTS, TRAINING_BOTS
+from .players.ashe import action_counts
 from .players.genomes import AsheSettings, ashe_player
 from .players.hand_strength import DEFAULT_SAMPLES
 from .populations import new_population
@@ -570,6 +573,11 @@ def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=
     top = np.asarray(sel.run(), dtype=np.int64)
     scores = np.asarray(sel.scores(), dtype=np.float64)
     wall = time.perf_counter() - t0
+    counts = np.zeros((K, 3), np.int64)      # each candidate's decisions in its matches of the generation
+    for i, j, mem in oracle.match_memories():
+        counts[i] += action_counts(mem[0])
+        if j < K:
+            counts[j] += action_counts(mem[2])
     if own:
         oracle.release()
     tr = sel.trace
@@ -583,13 +591,21 @@ def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=
         final_ii, final_mode = float(sel.final_ii), int(sel.final_mode)
     decided = mode[sel.warmup:]
     return {"survivors": top, "scores": scores, "samples_used": int(sel.used),
-            "fixed_mbb": _fixed_means(K, cfg.n_fixed, tr), "hall": hall,
+            "fixed_mbb": _fixed_means(K, cfg.n_fixed, tr), "hall": hall, "actions": action_shares(counts),
             "decisions": int(np.ceil(max(sel.used - sel.warmup, 0) / cfg.repeat)),
             "ml_fraction": float(np.mean(decided == 1)) if decided.size else np.nan,
             "final_ii": final_ii, "final_mode": final_mode, "ii_trace": ii, "mode_trace": mode,
             "trace_i": tr.i.astype(np.int16), "trace_j": tr.j.astype(np.int16), "trace_x": tr.x.astype(np.float32),
             "selector_seconds": wall, "engine_seconds": float(np.sum(oracle.seconds)),
             "deals_played": int(oracle.deals_played.sum())}
+
+
+def action_shares(counts: np.ndarray) -> np.ndarray:
+    """Rows of (folds, checks/calls, raises) counts as shares of each row's decisions (NaN without any)."""
+    counts = np.asarray(counts, np.float64)
+    total = counts.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, counts / total, np.nan)
 
 
 def _fixed_means(K: int, n_fixed: int, trace) -> np.ndarray:
@@ -619,7 +635,8 @@ def evaluate(cfg: EvolveConfig, genomes: np.ndarray, generation: int, opponents:
     candidates = [ashe_player(g, cfg.settings, name=f"g{generation}:{i}") for i, g in enumerate(genomes)]
     members = [int(h) for h in hall if h >= 0]
     fixed = list(opponents) + [ashe_player(champions[h], cfg.settings, name=f"hall:{h + 1}") for h in members]
-    e, engine = earnings_matrix(candidates, fixed, cfg.deals, ane_seed(cfg, generation), backend, cfg.hs_samples)
+    e, engine, actions = earnings_matrix(candidates, fixed, cfg.deals, ane_seed(cfg, generation), backend,
+                                         cfg.hs_samples)
     E = np.full((len(genomes), cfg.n_fixed), np.nan)
     E[:, :e.shape[1]] = e
     pools = np.array([POOLS.index("opponents")] * len(opponents) + [POOLS.index("hall")] * cfg.hall_of_fame)
@@ -631,7 +648,8 @@ def evaluate(cfg: EvolveConfig, genomes: np.ndarray, generation: int, opponents:
             "decisions": 0, "ml_fraction": np.nan, "final_ii": np.nan, "final_mode": 0,
             "ii_trace": empty.astype(np.float32), "mode_trace": empty.astype(np.int8),
             "trace_i": empty.astype(np.int16), "trace_j": empty.astype(np.int16), "trace_x": empty.astype(np.float32),
-            "fixed_mbb": mbb_per_hand(E, cfg.deals), "hall": hall.copy(), "selector_seconds": time.perf_counter() - t0,
+            "fixed_mbb": mbb_per_hand(E, cfg.deals), "hall": hall.copy(), "actions": action_shares(actions),
+            "selector_seconds": time.perf_counter() - t0,
             "engine_seconds": engine, "deals_played": int(len(genomes) * e.shape[1] * cfg.deals)}
 
 
@@ -685,9 +703,9 @@ def run_panel(cfg: EvolveConfig, champion: np.ndarray, heldout: np.ndarray, back
 
 _PER_GEN = ("survivors", "scores", "champion", "samples_used", "decisions", "ml_fraction", "final_ii",
             "final_mode", "ii_trace", "mode_trace", "trace_i", "trace_j", "trace_x", "panel_mean", "panel_ci",
-            "origin", "parents", "rate", "sigma", "timing", "fixed_mbb", "hall", "champion_train")
+            "origin", "parents", "rate", "sigma", "timing", "fixed_mbb", "hall", "champion_train", "actions")
 #: records that files written before fixed opponents existed lack (read as their empty defaults)
-_ADDED = ("fixed_mbb", "hall", "champion_train")
+_ADDED = ("fixed_mbb", "hall", "champion_train", "actions")
 
 
 @dataclass
@@ -743,7 +761,7 @@ def _empty_records(cfg: EvolveConfig) -> dict:
               "origin": ((K,), np.int8), "parents": ((K - cfg.keep, 2), np.int64), "rate": ((), np.float64),
               "sigma": ((), np.float64), "timing": ((len(TIMING_NAMES),), np.float64),
               "fixed_mbb": ((K, cfg.n_fixed), np.float64), "hall": ((cfg.hall_of_fame,), np.int64),
-              "champion_train": ((), np.float64)}
+              "champion_train": ((), np.float64), "actions": ((K, 3), np.float64)}
     return {k: np.zeros((0, *s), dtype=t) for k, (s, t) in shapes.items()}
 
 
@@ -899,7 +917,7 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
         res, off = p["res"], p["off"]
         row = {**{k: res[k] for k in ("survivors", "scores", "samples_used", "decisions", "ml_fraction", "final_ii",
                                      "final_mode", "ii_trace", "mode_trace", "trace_i", "trace_j", "trace_x",
-                                     "fixed_mbb", "hall")},
+                                     "fixed_mbb", "hall", "actions")},
                "champion": p["champion"], "champion_train": p["champion_train"], "panel_mean": mean, "panel_ci": ci, "origin": off.origin,
                "parents": off.parents, "rate": p["rate"], "sigma": p["sigma"],
                "timing": np.array([p["busy"] + wait, res["selector_seconds"], res["engine_seconds"], panel_s,

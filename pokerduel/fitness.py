@@ -22,7 +22,9 @@ import time
 import numpy as np
 
 from .engine.rules import BIG_BLIND
-from .matches import deal_strengths, play_duplicate
+from .matches import deal_strengths, play_duplicate, reset_memory
+from .players.ashe import action_counts
+from .players.base import ASHE
 from .players.hand_strength import DEFAULT_SAMPLES
 
 
@@ -66,18 +68,26 @@ def play_pairs(task: dict) -> dict:
     task's decks; returns their cumulative chips (``e_ij``) and seconds (plain data, any backend)."""
     cand, opps = task["candidates"], task["opponents"]
     out = np.empty(len(task["pairs"]))
+    actions = np.zeros((len(task["pairs"]), 3), np.int64)
     t0 = time.perf_counter()
     for n, (i, j) in enumerate(task["pairs"]):
-        r = play_duplicate(cand[i], opps[j], task["deals"], task["seed"], hs_samples=task["hs_samples"],
-                           strengths=task["strengths"])
+        a, b = cand[i], opps[j]
+        memory = (*a.new_memory(), *b.new_memory())
+        reset_memory(a.kind, a.params, memory[0], memory[1])
+        reset_memory(b.kind, b.params, memory[2], memory[3])
+        r = play_duplicate(a, b, task["deals"], task["seed"], hs_samples=task["hs_samples"],
+                           strengths=task["strengths"], memory=memory)
         out[n] = float(r.hand_payoffs.sum())
-    return {"pairs": task["pairs"], "earnings": out, "seconds": time.perf_counter() - t0}
+        if a.kind == ASHE:
+            actions[n] = action_counts(memory[0])
+    return {"pairs": task["pairs"], "earnings": out, "actions": actions, "seconds": time.perf_counter() - t0}
 
 
 def earnings_matrix(candidates: list, opponents: list, deals: int, seed: int, backend,
-                    hs_samples: int = DEFAULT_SAMPLES, tasks_per_worker: int = 4) -> tuple[np.ndarray, float]:
+                    hs_samples: int = DEFAULT_SAMPLES, tasks_per_worker: int = 4) -> tuple[np.ndarray, float, np.ndarray]:
     """``e[i, j]``: candidate ``i``'s chips over ``deals`` duplicate deals against opponent ``j`` (players or
-    specs), every match on the same decks of ``seed``; and the engine seconds the matches took.
+    specs), every match on the same decks of ``seed``; the engine seconds the matches took; and each ASHE
+    candidate's decisions over all its matches (``actions[i]``: folds, checks/calls, raises).
 
     The (candidate, opponent) matches are split into about ``tasks_per_worker`` tasks per worker of
     ``backend`` (serial: one task)."""
@@ -87,8 +97,9 @@ def earnings_matrix(candidates: list, opponents: list, deals: int, seed: int, ba
     opponents = [make_player(o) for o in opponents]
     pairs = [(i, j) for j in range(len(opponents)) for i in range(len(candidates))]
     e = np.full((len(candidates), len(opponents)), np.nan)
+    actions = np.zeros((len(candidates), 3), np.int64)
     if not pairs:
-        return e, 0.0
+        return e, 0.0, actions
     strengths = deal_strengths(seed, deals, 0, hs_samples) if any(
         p.uses_hand_strength for p in candidates + opponents) else None
     n_tasks = max(1, min(len(pairs), backend.workers * tasks_per_worker if backend.name != "serial" else 1))
@@ -97,10 +108,11 @@ def earnings_matrix(candidates: list, opponents: list, deals: int, seed: int, ba
             "hs_samples": int(hs_samples), "strengths": strengths}
     seconds = 0.0
     for _, res in backend.map_unordered(play_pairs, [{**base, "pairs": c} for c in chunks]):
-        for (i, j), x in zip(res["pairs"], res["earnings"]):
+        for (i, j), x, acts in zip(res["pairs"], res["earnings"], res["actions"]):
             e[i, j] = x
+            actions[i] += acts
         seconds += res["seconds"]
-    return e, seconds
+    return e, seconds, actions
 
 
 def mbb_per_hand(earnings: np.ndarray, deals: int) -> np.ndarray:

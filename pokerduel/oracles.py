@@ -237,6 +237,12 @@ class LiveOracle(_Cached):
         self._seconds[p] += dt
         self.seconds += dt
 
+    def match_memories(self):
+        """``(i, j, (imem_i, fmem_i, imem_j, fmem_j))`` of every pair whose match has begun (before ``release``)."""
+        for p, match in enumerate(self._match):
+            if match is not None:
+                yield int(self._pi[p]), int(self._pj[p]), match[4]
+
     def release(self) -> None:
         """End the matches: give the pairs' memories back to the pool. Samples already played can still be
         read (``rewind``); playing new deals is an error."""

@@ -76,12 +76,12 @@ def main(argv=None) -> int:
             play_duplicate(p, b, deals, seed)
     own = time.perf_counter() - t0
     t0 = time.perf_counter()
-    e1, _ = earnings_matrix(players, bots, deals, seed, SerialBackend())
+    e1, _, _ = earnings_matrix(players, bots, deals, seed, SerialBackend())
     serial = time.perf_counter() - t0
     with get_backend("multiprocess", workers=args.workers) as backend:
         earnings_matrix(players[:2], bots, 4, seed, backend)    # start the workers
         t0 = time.perf_counter()
-        e2, _ = earnings_matrix(players, bots, deals, seed, backend)
+        e2, _, _ = earnings_matrix(players, bots, deals, seed, backend)
         multi = time.perf_counter() - t0
         workers = backend.workers
     assert np.array_equal(e1, e2)

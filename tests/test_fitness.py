@@ -67,14 +67,21 @@ def test_earnings_matrix_is_every_match_on_common_decks_on_any_backend():
     pop = new_population(3, 2, SMALL)
     cands = [pop.player(i) for i in range(3)]
     opps = ["calling-machine", "hothead-maniac"]
-    e, seconds = earnings_matrix(cands, opps, 8, 77, SerialBackend())
+    e, seconds, actions = earnings_matrix(cands, opps, 8, 77, SerialBackend())
     assert seconds > 0
     for i in range(3):
+        want = np.zeros(3, np.int64)
         for j, o in enumerate(opps):
-            assert e[i, j] == play_duplicate(cands[i], o, 8, 77).hand_payoffs.sum()
+            r = play_duplicate(cands[i], o, 8, 77, records=True)
+            assert e[i, j] == r.hand_payoffs.sum()
+            for h in r.records:   # the candidate's own decisions, from the hand histories
+                for _, actor, action, _ in h.actions:
+                    if actor == h.half:
+                        want[action] += 1
+        assert np.array_equal(actions[i], want)     # action codes: fold 0, check/call 1, raise 2
     with get_backend("multiprocess", workers=2) as backend:
-        e2, _ = earnings_matrix(cands, opps, 8, 77, backend)
-    assert np.array_equal(e, e2)
+        e2, _, actions2 = earnings_matrix(cands, opps, 8, 77, backend)
+    assert np.array_equal(e, e2) and np.array_equal(actions, actions2)
 
 
 # ----------------------------------------------------------------------------------------- evolution with ANE
@@ -202,6 +209,8 @@ def test_selector_mode_with_fixed_opponents_ranks_candidates_only_and_resumes_ex
     assert np.all(i < cfg.population)                      # every sample has a candidate (two fixed never meet)
     n_fixed_present = 2 + (rec["hall"] >= 0).sum(axis=1)
     assert np.all(j.max(axis=1) == cfg.population + n_fixed_present - 1)
+    shares = rec["actions"]
+    assert shares.shape == (4, 6, 3) and np.allclose(shares.sum(axis=2), 1)   # every candidate played and decided
     # fixed_mbb is each candidate's mean against each fixed opponent, from the trace
     g = 3
     for c in range(cfg.population):

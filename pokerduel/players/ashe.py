@@ -497,6 +497,16 @@ def ashe_observe(params, imem, fmem, bank, pos, st, hist, payoff, opp_strength):
 
 
 # ---- Python views ----------------------------------------------------------------------------------
+def action_counts(imem: np.ndarray) -> np.ndarray:
+    """The player's own decisions recorded in ASHE memory banks ``imem`` (``(banks, words)``, e.g. a match's
+    ``Player.new_memory()[0]`` after play): counts of folds, checks/calls and raises (any size), from the
+    street aggregates that the PRT update keeps (hands that ended are counted)."""
+    lo = I_AGG + AGG_VISITS * 4 * N_CODES
+    cells = np.asarray(imem)[..., lo:lo + 4 * N_CODES].reshape(-1, 4, N_CODES).sum(axis=(0, 1))
+    return np.array([cells[CODE_F], cells[CODE_C], cells[CODE_B0:].sum()], np.int64)
+
+
+
 def explain_decision(player, state, strength: float, memory=None, bank: int = 0) -> dict:
     """What ``player`` (an ASHE ``Player``) does in ``state`` (a ``HandState``) holding ``strength``.
 
