@@ -77,6 +77,25 @@ def style(champion, opponent, deals: int, seed: int) -> dict:
     return {"mean": mean, "ci": ci, "preflop_raise": raised / hands, "fold": folded / hands}
 
 
+def run_summary(path: str) -> dict:
+    """Progress and collapse of one run: panel scores (training bots, held-out) at the first and last
+    generation; the share of generations whose samples were all exactly 0 (selector) or whose fixed-opponent
+    results were all 0 (ane); the population's behavioural spread: the standard deviation over players of
+    the fold, call and raise shares, averaged over the three and over the last half of the run."""
+    run = load_run(path)
+    rec = run.records
+    if run.config.fitness == "ane":
+        zero = np.all(np.nan_to_num(rec["fixed_mbb"]) == 0, axis=(1, 2))
+    else:
+        zero = np.all(rec["trace_x"] == 0, axis=1)
+    half = rec["actions"][run.completed // 2:]
+    spread = float(np.nanmean(np.nanstd(half, axis=1))) if half.size else float("nan")
+    train, held = run.panel_score("training"), run.panel_score("heldout")
+    return {"generations": run.completed, "zero_share": float(zero.mean()), "action_spread": spread,
+            "training_first": float(train[0]), "training_last": float(train[-1]),
+            "heldout_first": float(held[0]), "heldout_last": float(held[-1])}
+
+
 def test_champion(path: str, versus: list[str], deals: int) -> dict:
     run = load_run(path)
     champ = ashe_player(run.records["champion"][-1], run.config.settings, name=f"{Path(path).stem}:champion")
@@ -106,7 +125,7 @@ def main(argv=None) -> int:
     runs = Path(args.runs)
     runs.mkdir(parents=True, exist_ok=True)
     versus = [v for v in args.versus.split(",") if v]
-    results = {}
+    results, summaries = {}, {}
     with get_backend(args.backend, workers=args.workers, scheduler=args.scheduler) as backend:
         for seed in parse_seeds(args.seeds):
             cfg = config_from_options(**{**options, "seed": seed})
@@ -116,10 +135,11 @@ def main(argv=None) -> int:
             print(f"seed {seed}: {rep.run.completed} generations ({rep.generations_run} here, "
                   f"{time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
             results[seed] = test_champion(str(path), versus, args.test_deals)
+            summaries[seed] = run_summary(str(path))
     (runs / "champions.json").write_text(json.dumps({"options": {k: list(v) if isinstance(v, tuple) else v
                                                                 for k, v in options.items()},
                                                     "test_seed": TEST_SEED, "test_deals": args.test_deals,
-                                                    "results": results}, indent=1))
+                                                    "results": results, "runs": summaries}, indent=1))
     opps = list(next(iter(results.values())))
     lines = ["| seed | " + " | ".join(opps) + " |", "|---|" + "---|" * len(opps)]
     for seed, res in results.items():
@@ -129,6 +149,11 @@ def main(argv=None) -> int:
         sd = means.std(axis=0, ddof=1) / np.sqrt(len(means))
         lines.append("| mean ± 95% (over seeds) | " + " | ".join(
             f"{m:+,.0f} ± {1.96 * s:,.0f}" for m, s in zip(means.mean(axis=0), sd)) + " |")
+    lines += ["", "| seed | panel: training bots, generation 1 → last | held-out, generation 1 → last | "
+                  "generations all 0 | behavioural spread |", "|---|---|---|---|---|"]
+    for seed, r in summaries.items():
+        lines.append(f"| {seed} | {r['training_first']:+,.0f} → {r['training_last']:+,.0f} | {r['heldout_first']:+,.0f}"
+                     f" → {r['heldout_last']:+,.0f} | {100 * r['zero_share']:.0f} % | {r['action_spread']:.3f} |")
     table = "\n".join(lines)
     print(table)
     if args.report:

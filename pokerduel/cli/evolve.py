@@ -8,6 +8,7 @@ import sys
 import time
 
 import click
+import numpy as np
 
 from ._errors import stopped_run
 from ._outputs import check_output
@@ -193,8 +194,17 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, pool_weig
         names = run.panel_names
         last = run.records["panel_mean"][-1]
         ci = run.records["panel_ci"][-1]
-        click.echo("last champion vs the panel (mBB/hand, 95% CI): " +
-                   ", ".join(f"{n} {m:+.0f}±{c:.0f}" for n, m, c in zip(names, last, ci)))
+        click.echo(f"last champion on the panel's decks ({cfg.panel_deals:,} duplicate deals per opponent, "
+                   "mBB/hand with 95% CI):")
+        groups = {"training": run.panel_columns("training"), "held-out": run.panel_columns("heldout")}
+        groups["other"] = np.array([c for c in range(len(names)) if not any(c in g for g in groups.values())])
+        for label, cols in groups.items():
+            for c in cols:
+                click.echo(f"  {label:9} {names[c]:22} {last[c]:>+9,.0f} ± {ci[c]:,.0f}")
+        for label, group in (("training bots", "training"), ("held-out", "heldout")):
+            part = run.panel_score(group)
+            if not np.all(np.isnan(part)):
+                click.echo(f"  mean vs the {label}: generation 1 {part[0]:+,.0f}, last {part[-1]:+,.0f}")
         click.echo(f"panel score: generation 1 {score[0]:+.0f}, last {score[-1]:+.0f}, best {score.max():+.0f}; "
                    f"{'selection' if cfg.fitness == 'selector' else 'evaluation'} overhead {100 * overhead:.1f}% "
                    f"of engine time" + (" (generations after the first, which compiles the kernels)"
