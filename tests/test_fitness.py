@@ -248,3 +248,14 @@ def test_panel_groups_and_the_multi_run_plot(tmp_path):
     runs = [load_run(p) for p in paths]
     want = np.mean([x.panel_score("heldout")[-1] for x in runs])
     assert f"{want:+.0f} over 2 runs" in r.output
+
+
+def test_ane_run_is_the_same_on_a_process_pool(tmp_path):
+    cfg = EvolveConfig(**{**TINY_ANE, "generations": 3, "hall_of_fame": 1})
+    serial = run_evolution(cfg, tmp_path / "s.h5").run
+    with get_backend("multiprocess", workers=2) as backend:
+        pooled = run_evolution(cfg, tmp_path / "p.h5", backend).run
+    for k, v in serial.records.items():
+        if k != "timing":
+            assert np.array_equal(v, pooled.records[k], equal_nan=True), k
+    assert np.array_equal(serial.population, pooled.population)
