@@ -37,8 +37,12 @@ II_SCALES = ("sample", "posterior")
 II_VARIANCES = ("ml", "unbiased")
 
 
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
 def _check_positive(value, what):
-    if isinstance(value, bool) or not np.isfinite(value) or value <= 0:
+    if not _is_number(value) or not np.isfinite(value) or value <= 0:
         raise ValueError(f"{what} must be a finite number > 0, got {value!r}")
     return float(value)
 
@@ -297,7 +301,7 @@ class HybridMLPOCBAm(MLPOCBAm):
     def __init__(self, oracle, k, budget, *, n0=3, rng=None, threshold: float = 0.17, ii_scale: str = "sample",
                  ii_variance: str = "ml", **ml_options):
         super().__init__(oracle, k, budget, n0=n0, rng=rng, **ml_options)
-        if isinstance(threshold, bool) or not np.isfinite(threshold) or not 0 <= threshold <= 1:
+        if not _is_number(threshold) or not np.isfinite(threshold) or not 0 <= threshold <= 1:
             raise ValueError(f"threshold must be a number in [0, 1] (II lies in [0, 1]), got {threshold!r}")
         self.threshold = float(threshold)
         self.ii_scale = _check_choice(ii_scale, II_SCALES, "ii_scale")
