@@ -190,7 +190,7 @@ def busy_port():
     (["dealer", "--hands", "2", "--port", "{port}", "--no-log"], 2, "cannot listen"),
     (["dealer", "--hands", "2", "--log", "{file}/x.log"], 2, "cannot write"),
     (["evolve", "--population", "4", "--keep", "2", "--selector-option", "threshold=abc", "--out", "{tmp}/e.h5"], 2,
-     "bad selector option value for hybrid (threshold='abc')"),
+     "threshold must be a number in [0, 1] (II lies in [0, 1]), got 'abc'"),
     (["evolve", "--population", "4", "--keep", "2", "--selector-option", "thresh=0.2", "--out", "{tmp}/e.h5"], 2,
      "selector hybrid has no option thresh"),
 ])
