@@ -149,6 +149,12 @@ def main(argv=None) -> int:
         sd = means.std(axis=0, ddof=1) / np.sqrt(len(means))
         lines.append("| mean ± 95% (over seeds) | " + " | ".join(
             f"{m:+,.0f} ± {1.96 * s:,.0f}" for m, s in zip(means.mean(axis=0), sd)) + " |")
+    lines += ["", "| seed | preflop raise rate vs scared-limper | fold rate vs candid-statistician | fold rate vs "
+                  "hothead-maniac | preflop raise rate vs calling-machine |", "|---|---|---|---|---|"]
+    for seed, res in results.items():
+        lines.append(f"| {seed} | {100 * res['scared-limper']['preflop_raise']:.1f} % | "
+                     f"{100 * res['candid-statistician']['fold']:.1f} % | {100 * res['hothead-maniac']['fold']:.1f} % | "
+                     f"{100 * res['calling-machine']['preflop_raise']:.1f} % |")
     lines += ["", "| seed | panel: training bots, generation 1 → last | held-out, generation 1 → last | "
                   "generations all 0 | behavioural spread |", "|---|---|---|---|---|"]
     for seed, r in summaries.items():
