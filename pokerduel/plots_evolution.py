@@ -48,7 +48,7 @@ def plot_evolution_runs(paths, out, dpi: int = 120) -> dict:
             raise ValueError(f"{r.path}: no completed generation to plot")
         key = describe(r.config)
         modes.setdefault(key, []).append(r)
-    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), sharex=True)
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5.6), sharex=True)
     summary = {}
     for key, group in modes.items():
         n = min(r.completed for r in group)
@@ -69,8 +69,9 @@ def plot_evolution_runs(paths, out, dpi: int = 120) -> dict:
         ax.set_xlabel("generation")
         ax.set_ylabel("mean mBB/hand (panel decks)")
         ax.set_title(f"{title}: mean over runs, 95% band", fontsize=10)
-        ax.legend(fontsize=7)
-    fig.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(2, len(labels)), fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.06 * ((len(labels) + 1) // 2), 1, 1))
     try:
         save_figure(fig, out, dpi)
     finally:
