@@ -10,8 +10,9 @@ Each generation (``run_evolution``):
    generation's common decks, and the ``keep`` of highest pool-weighted ANE survive (``fitness``). The
    first survivor is the generation's **champion**.
 2. **Measured progress.** The champion plays a fixed **benchmark panel** on a fixed deck set (one seed
-   for every generation and opponent): the four ASHE 1.0 rule-based bots, the random bot and
-   ``panel_heldout`` random generation-0-style players that never join the population. Results in
+   for every generation and opponent): by default the four ASHE 1.0 rule-based bots, the random bot and
+   the held-out bots that no preset trains against, plus ``panel_heldout`` random generation-0-style
+   players that never join the population. Results in
    mBB/hand with 95% intervals; these matches run on the backend (serial, multiprocess or Dask).
 3. **Reproduction.** ASHE 1.0's TSER (``pokerduel.reproduction``): elites (survivors above the
    survivors' mean selector score) are kept unchanged and breed by even/odd-gene crossover, the other
@@ -27,9 +28,10 @@ Each generation (``run_evolution``):
 **Seeds.** Everything derives from ``seed`` through ``SeedSequence`` spawn keys: ``(0,)`` the initial
 population, ``(4,)`` the held-out panel players, ``(5,)`` the panel's decks, and per generation ``g``:
 ``(1, g)`` the oracle's decks and player randomness, ``(2, g)`` the selector's generator, ``(3, g)`` the
-reproduction generator, ``(6, g)`` the decks of the fixed-opponent matches of fitness ane. A generation depends only on the seed, the config and the population it starts
-from, so a run resumed from its file continues exactly as an uninterrupted run, and the panel's matches
-give the same results on any backend and worker count.
+reproduction generator, ``(6, g)`` the decks of the fixed-opponent matches of fitness ane. A generation
+depends only on the seed, the config and the population it starts from, so a run resumed from its file
+continues exactly as an uninterrupted run, and the panel's and the fitness matches give the same results
+on any backend and worker count.
 
 **File** (format ``pokerduel.evolution`` 1): root attributes ``config`` (JSON, the run's identity),
 ``seed``, ``completed`` (generations done), ``rng_state`` (JSON: the reproduction generator's state after
@@ -63,10 +65,10 @@ from typing import Callable
 import numpy as np
 
 from . import __version__
-from .oracles import LiveOracle, MemoryPool
 from .engine.rules import BIG_BLIND
-from .players.base import HELDOUT_BOTS, TRAINING_BOTS
+from .oracles import LiveOracle, MemoryPool
 from .players.ashe import action_counts
+from .players.base import HELDOUT_BOTS, TRAINING_BOTS
 from .players.genomes import AsheSettings, ashe_player
 from .players.hand_strength import DEFAULT_SAMPLES
 from .populations import new_population
@@ -429,10 +431,9 @@ def resolve_opponent(spec: str):
                          "population or run file, or RUN.h5:champion[:GENERATION]")
     path += ".h5"
     try:
-        kind = open_checked(path, FORMAT, FORMAT_VERSION)
-        kind[0].close()
+        open_checked(path, FORMAT, FORMAT_VERSION)[0].close()
         is_run = True
-    except ValueError:
+    except ValueError:              # not an evolution run file: a population file, or an error from it
         is_run = False
     if not is_run:
         if rest.startswith("champion"):
@@ -918,7 +919,8 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
         row = {**{k: res[k] for k in ("survivors", "scores", "samples_used", "decisions", "ml_fraction", "final_ii",
                                      "final_mode", "ii_trace", "mode_trace", "trace_i", "trace_j", "trace_x",
                                      "fixed_mbb", "hall", "actions")},
-               "champion": p["champion"], "champion_train": p["champion_train"], "panel_mean": mean, "panel_ci": ci, "origin": off.origin,
+               "champion": p["champion"], "champion_train": p["champion_train"], "panel_mean": mean, "panel_ci": ci,
+               "origin": off.origin,
                "parents": off.parents, "rate": p["rate"], "sigma": p["sigma"],
                "timing": np.array([p["busy"] + wait, res["selector_seconds"], res["engine_seconds"], panel_s,
                                    p["repro"]])}
@@ -959,7 +961,8 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
             else:
                 if oracle is None:
                     hall = hall_members(cfg, champions, champion_train)
-                    oracle = generation_oracle(cfg, current, g, memories, fixed_players(cfg, opponents, hall, champions))
+                    fixed = fixed_players(cfg, opponents, hall, champions)
+                    oracle = generation_oracle(cfg, current, g, memories, fixed)
                 res = select(cfg, current, g, oracle=oracle, hall=hall)
             champion = current[res["survivors"][0]].copy()
             champions.append(champion)

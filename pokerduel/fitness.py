@@ -84,7 +84,8 @@ def play_pairs(task: dict) -> dict:
 
 
 def earnings_matrix(candidates: list, opponents: list, deals: int, seed: int, backend,
-                    hs_samples: int = DEFAULT_SAMPLES, tasks_per_worker: int = 4) -> tuple[np.ndarray, float, np.ndarray]:
+                    hs_samples: int = DEFAULT_SAMPLES,
+                    tasks_per_worker: int = 4) -> tuple[np.ndarray, float, np.ndarray]:
     """``e[i, j]``: candidate ``i``'s chips over ``deals`` duplicate deals against opponent ``j`` (players or
     specs), every match on the same decks of ``seed``; the engine seconds the matches took; and each ASHE
     candidate's decisions over all its matches (``actions[i]``: folds, checks/calls, raises).

@@ -54,7 +54,8 @@ def main(argv=None) -> int:
             run = load_run(path)
             mode = name or Path(path).parent.name
             names.append((mode, Path(path).stem))
-            players.append(ashe_player(run.records["champion"][-1], run.config.settings, name=f"{mode}/{Path(path).stem}"))
+            players.append(ashe_player(run.records["champion"][-1], run.config.settings,
+                                       name=f"{mode}/{Path(path).stem}"))
     n = len(players)
     if n < 2:
         raise SystemExit("need at least two run files")

@@ -153,7 +153,8 @@ def main(argv=None) -> int:
                   "hothead-maniac | preflop raise rate vs calling-machine |", "|---|---|---|---|---|"]
     for seed, res in results.items():
         lines.append(f"| {seed} | {100 * res['scared-limper']['preflop_raise']:.1f} % | "
-                     f"{100 * res['candid-statistician']['fold']:.1f} % | {100 * res['hothead-maniac']['fold']:.1f} % | "
+                     f"{100 * res['candid-statistician']['fold']:.1f} % | "
+                     f"{100 * res['hothead-maniac']['fold']:.1f} % | "
                      f"{100 * res['calling-machine']['preflop_raise']:.1f} % |")
     lines += ["", "| seed | panel: training bots, generation 1 → last | held-out, generation 1 → last | "
                   "generations all 0 | behavioural spread |", "|---|---|---|---|---|"]

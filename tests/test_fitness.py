@@ -126,7 +126,8 @@ def test_ane_run_keeps_fixed_opponents_out_of_the_population_and_resumes_exactly
     # survivors are candidates; the population stays K players bred from them
     assert rec["survivors"].max() < cfg.population and whole.population.shape[0] == cfg.population
     assert np.all(rec["origin"][:, :cfg.keep] <= 1) and np.all(rec["origin"][:, cfg.keep:] == 2)
-    assert np.allclose(rec["champion_train"], [rec["fixed_mbb"][g, rec["survivors"][g, 0], :2].mean() for g in range(4)])
+    best = [rec["fixed_mbb"][g, rec["survivors"][g, 0], :2].mean() for g in range(4)]
+    assert np.allclose(rec["champion_train"], best)
 
 
 @pytest.mark.parametrize("kw, match", [
@@ -187,7 +188,7 @@ def test_a_short_ashe1_run_beats_the_calling_machine(tmp_path):
     assert mean - ci > 0, (mean, ci)
 
 
-# ----------------------------------------------------------------------------------------- selectors with fixed opponents
+# ----------------------------------------------------------------------------------------- fixed opponents, selectors
 
 
 @pytest.mark.parametrize("selector", ["uniform", "pocbam", "hybrid"])
@@ -233,8 +234,8 @@ def test_selector_mode_budget_and_selector_checks():
 def test_panel_groups_and_the_multi_run_plot(tmp_path):
     paths = []
     for seed in (1, 2):
-        cfg = EvolveConfig(**{**TINY_ANE, "generations": 3, "seed": seed,
-                              "panel_bots": ("calling-machine", "hothead-maniac", "random", "tight-aggressive", "bluffer")})
+        panel = ("calling-machine", "hothead-maniac", "random", "tight-aggressive", "bluffer")
+        cfg = EvolveConfig(**{**TINY_ANE, "generations": 3, "seed": seed, "panel_bots": panel})
         paths.append(str(tmp_path / f"s{seed}.h5"))
         run = run_evolution(cfg, paths[-1]).run
         mean = run.records["panel_mean"]
