@@ -37,6 +37,7 @@ def test_play_writes_phh(run, tmp_path):
     assert res.exit_code == 0
     text = path.read_text()
     assert text.count("variant = 'NT'") == 100 and "[100]" in text
+    assert text.count("finishing_stacks = [") == 100 and text.count("seat_count = 2") == 100
 
 
 @pytest.mark.parametrize(

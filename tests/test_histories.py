@@ -167,9 +167,16 @@ def test_hand_to_phh_spelled_out():
         "'p1 sm AsKd', 'p2 sm 7h7c']\n"
         'players = ["alice", "bob"]\n'
         "hand = 7\n"
+        "seat_count = 2\n"
+        "seats = [1, 2]\n"
+        "finishing_stacks = [18000, 22000]\n"  # 7h7c (position 1) wins the 2000 each put in
     )
-    # Without names and hand number those fields are left out.
-    assert hand_to_phh(SPELLED_CARDS, [(0, 1, FOLD, 0)]).endswith("actions = ['d dh p1 AsKd', 'd dh p2 7h7c', 'p2 f']\n")
+    # Without names and hand number those fields are left out; the result fields are always there.
+    # The button folds its small blind: position 0 ends 50 up. Seats follow the players, not the positions.
+    assert hand_to_phh(SPELLED_CARDS, [(0, 1, FOLD, 0)], seats=(2, 1)).endswith(
+        "actions = ['d dh p1 AsKd', 'd dh p2 7h7c', 'p2 f']\n"
+        "seat_count = 2\nseats = [2, 1]\nfinishing_stacks = [20050, 19950]\n"
+    )
 
 
 def test_hand_to_phh_all_in_shows_before_the_runout():
@@ -188,6 +195,61 @@ def test_hand_to_phh_spelled_out_in_pokerkit():
     *_, state = iter(hh)
     assert tuple(state.payoffs) == (-2000, 2000)
     assert hh.players == ['a "quoted" name', "b\\c"]
+
+
+def test_hand_to_phh_checks_payoffs_and_seats():
+    assert "finishing_stacks = [18000, 22000]" in hand_to_phh(SPELLED_CARDS, SPELLED_ACTIONS, payoffs=(-2000, 2000))
+    with pytest.raises(ValueError, match="disagree"):
+        hand_to_phh(SPELLED_CARDS, SPELLED_ACTIONS, payoffs=(2000, -2000))
+    with pytest.raises(ValueError, match="disagree"):  # the button's fold loses its small blind, not the big
+        hand_to_phh(SPELLED_CARDS, [(0, 1, FOLD, 0)], payoffs=(100, -100))
+    for seats in ((1, 1), (0, 1), (1, 2, 3), "ab"):
+        with pytest.raises(ValueError, match="seat"):
+            hand_to_phh(SPELLED_CARDS, [(0, 1, FOLD, 0)], seats=seats)
+
+
+def _result_matches():
+    """(player A, player B, deals): bots, random and ASHE, a few hundred hands in all."""
+    from pokerduel.players.genomes import ashe_player, handbuilt_genome
+
+    return (
+        ("random", "random", 60),  # same names: the seats tell A from B
+        ("candid-statistician", "hothead-maniac", 40),  # all-ins
+        ("candid-statistician", "calling-machine", 40),  # showdowns after river betting
+        ("scared-limper", "random", 40),
+        (ashe_player(handbuilt_genome()), "hothead-maniac", 40),
+        ("candid-statistician", ashe_player(handbuilt_genome()), 40),
+    )
+
+
+def test_phh_finishing_stacks_are_where_pokerkit_ends(tmp_path):
+    """pokerkit's replay of every exported hand ends at the written stacks: 20000 plus the engine's payoffs."""
+    pokerkit = pytest.importorskip("pokerkit")
+    records, pairs = [], []
+    for a, b, n in _result_matches():
+        res = play_duplicate(a, b, n, seed=303, records=True, hs_samples=100)
+        assert res.invalid_actions == 0 and len(res.records) == 2 * n
+        records += res.records
+        pairs += [res.names] * len(res.records)
+    total = _coverage(records)
+    assert total["showdown"] >= 50 and total["fold"] >= 50 and total["all_in"] >= 20, total
+    path = tmp_path / "hands.phhs"
+    assert write_phhs(path, records) == len(records)
+    with open(path, "rb") as fh:
+        histories = list(pokerkit.HandHistory.load_all(fh))
+    assert len(histories) == len(records)
+    for n, (rec, (name_a, name_b), hh) in enumerate(zip(records, pairs, histories), start=1):
+        expected = [STACK + int(rec.payoffs[0]), STACK + int(rec.payoffs[1])]
+        assert hh.finishing_stacks == expected, (n, rec)
+        assert hh.seat_count == 2
+        assert hh.seats[rec.half] == 1 and hh.seats[1 - rec.half] == 2  # A in seat 1 at position ``half``
+        assert hh.players[rec.half] == name_a and hh.players[1 - rec.half] == name_b
+        *_, state = iter(hh)
+        assert not state.status
+        assert list(state.stacks) == hh.finishing_stacks, (n, rec)
+        # The single-hand loader reads the same fields.
+        one = pokerkit.HandHistory.loads(hand_to_phh(rec.cards, rec.actions, seats=hh.seats))
+        assert one.finishing_stacks == expected and one.seats == hh.seats
 
 
 def test_hand_to_phh_rejects_malformed_actions():

@@ -3,6 +3,12 @@
 PHH players are numbered from 1 in position order: ``p1`` is ACPC position 0 (big blind) and ``p2``
 position 1 (button). Heads-up, PHH's ``blinds_or_straddles = [50, 100]`` makes ``p1`` post the big blind,
 as in pokerkit. PHH bet amounts are street-local ("raise to" on this street); ACPC's are for the hand.
+
+Every exported hand also carries its result, so a reader can check it without our engine: the
+``finishing_stacks`` (each position's starting stack plus its payoff; stacks are reset every hand)
+and the table: ``seat_count = 2`` and ``seats``, the seat of each position's player. In a match the
+player A sits in seat 1 and B in seat 2 for every hand while the button moves between them, so the
+seats tell the two apart even when both have the same name.
 """
 
 from __future__ import annotations
@@ -52,13 +58,16 @@ def _apply_checked(state: HandState, index: int, rnd, actor, action, amount) -> 
         raise ValueError(f"action {index}: unknown action code {action} (0 fold, 1 call, 2 raise)")
 
 
-def hand_to_phh(cards, actions, *, names=None, hand: int | None = None) -> str:
+def hand_to_phh(cards, actions, *, names=None, hand: int | None = None, seats=(1, 2), payoffs=None) -> str:
     """PHH text (TOML) of one hand: ``cards`` = hole 0, hole 1, board (9 ints); actions (round, actor, code, raise-to).
 
     The actions are replayed under the rules; a wrong actor or round, an illegal action or an unfinished
-    hand raises ``ValueError``.
+    hand raises ``ValueError``. ``seats``: the seat (1 or 2) of the players at positions 0 and 1.
+    ``finishing_stacks`` are the starting stacks plus the payoffs the rules give; ``payoffs``, when
+    given (those the match paid), must agree with them, else ``ValueError``.
     """
     cards = _check_cards(cards)
+    seats = _check_seats(seats)
     state = HandState()
     lines = [f"d dh p1 {format_cards(cards[0:2])}", f"d dh p2 {format_cards(cards[2:4])}"]
     dealt = 0  # board rounds dealt
@@ -103,7 +112,35 @@ def hand_to_phh(cards, actions, *, names=None, hand: int | None = None) -> str:
         fields.append("players = [" + ", ".join(_toml_str(n) for n in names) + "]")
     if hand is not None:
         fields.append(f"hand = {int(hand)}")
+    if state.showdown:
+        board = cards[4:9]
+        result = state.payoffs(eval7(*cards[0:2], *board), eval7(*cards[2:4], *board))
+    else:
+        result = state.payoffs()
+    if payoffs is not None and tuple(int(v) for v in payoffs) != result:
+        raise ValueError(f"payoffs {tuple(payoffs)!r} disagree with the rules' {result!r}")
+    fields += [
+        f"seat_count = {len(seats)}",
+        f"seats = [{seats[0]}, {seats[1]}]",
+        f"finishing_stacks = [{STACK + result[0]}, {STACK + result[1]}]",
+    ]
     return "\n".join(fields) + "\n"
+
+
+def _check_seats(seats) -> tuple[int, int]:
+    """``seats`` as two ints, ``ValueError`` unless they are seats 1 and 2 in some order."""
+    try:
+        out = tuple(int(s) for s in seats)
+    except (TypeError, ValueError):
+        raise ValueError(f"seats must be two seat numbers, got {seats!r}") from None
+    if sorted(out) != [1, 2]:
+        raise ValueError(f"seats must be 1 and 2 in position order, got {seats!r}")
+    return out
+
+
+def match_seats(half: int) -> tuple[int, int]:
+    """Seats of positions 0 and 1 when player A (seat 1) sits at position ``half`` and B (seat 2) at the other."""
+    return (1, 2) if half == 0 else (2, 1)
 
 
 def _toml_str(text: str) -> str:
@@ -114,14 +151,16 @@ def write_phhs(path, records) -> int:
     """Write hand records (``matches.HandRecord``) to a ``.phhs`` file, one ``[i]`` section each; returns the count.
 
     ``records`` may be a generator (the hands are written as they come); the file appears at ``path`` only
-    once all are written (``storage.atomic_path``)."""
+    once all are written (``storage.atomic_path``). Each hand names its players, puts A in seat 1 and B
+    in seat 2, and has the finishing stacks of the payoffs the record holds (checked against the rules)."""
     from ..storage import atomic_path
 
     n = 0
     with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
         for n, rec in enumerate(records, start=1):
             fh.write(f"[{n}]\n")
-            fh.write(hand_to_phh(rec.cards, rec.actions, names=rec.names, hand=n))
+            fh.write(hand_to_phh(rec.cards, rec.actions, names=rec.names, hand=n,
+                                 seats=match_seats(rec.half), payoffs=rec.payoffs))
             fh.write("\n")
     return n
 
