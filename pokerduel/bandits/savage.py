@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from . import _savage as sk
-from .algorithms import DuelingBandit, _check_float
+from .base import DuelingBandit, _check_float
 from .problems import PreferenceOracle
 
 WINNERS = {"copeland": sk.COPELAND, "borda": sk.BORDA, "condorcet": sk.CONDORCET}
