@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .players.base import Player
+from .players.base import Player, register_spec_resolver
 from .players.genomes import AsheSettings, ashe_player, random_genome
 from .storage import atomic_h5, open_checked, stamp
 
@@ -102,3 +102,11 @@ def player_from_spec(spec: str) -> Player:
     pop = load_population(path)
     pop.name = path
     return pop.player(int(index))
+
+
+def _resolve_spec(spec: str) -> Player | None:
+    """``make_player``'s resolver: specs with a ``:`` are ``FILE.h5:INDEX``, others are not ours."""
+    return player_from_spec(spec) if ":" in spec else None
+
+
+register_spec_resolver(_resolve_spec)

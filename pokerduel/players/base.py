@@ -8,6 +8,8 @@ reset by ``policy.reset`` when the match starts, so the two mirrored matches nev
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -157,6 +159,29 @@ TRAINING_BOTS = ("scared-limper", "calling-machine", "hothead-maniac", "candid-s
 HELDOUT_BOTS = ("tight-aggressive", "loose-passive", "bluffer", "check-raiser", "pot-odds")
 
 
+# Player specs other than bot names are resolved by higher layers, so that this layer imports nothing
+# above it: a resolver takes the spec and returns a ``Player``, or ``None`` when the spec is not of its
+# kind. A module registers its resolver when it is imported (``register_spec_resolver``); ``SPEC_PLUGINS``
+# names the modules that do, imported on the first spec no registered resolver takes, so that
+# ``make_player`` resolves every spec whatever was imported before.
+SPEC_RESOLVERS: list[Callable[[str], Player | None]] = []
+SPEC_PLUGINS: list[str] = ["pokerduel.populations"]   # FILE.h5:INDEX, an ASHE player of a population file
+
+
+def register_spec_resolver(resolver: Callable[[str], Player | None]) -> None:
+    """Let ``make_player`` resolve specs with ``resolver(spec) -> Player | None`` (idempotent)."""
+    if resolver not in SPEC_RESOLVERS:
+        SPEC_RESOLVERS.append(resolver)
+
+
+def _resolve_spec(spec: str) -> Player | None:
+    for resolver in SPEC_RESOLVERS:
+        player = resolver(spec)
+        if player is not None:
+            return player
+    return None
+
+
 def make_player(spec: "str | Player") -> Player:
     """A player from a spec: a name in ``BOTS``, ``FILE.h5:INDEX`` for an ASHE player of a population
     file, or a ``Player`` (returned as is)."""
@@ -164,9 +189,13 @@ def make_player(spec: "str | Player") -> Player:
         return spec
     if isinstance(spec, str) and spec in BOTS:
         return BOTS[spec]()
-    if isinstance(spec, str) and ":" in spec:
-        from ..populations import player_from_spec
-
-        return player_from_spec(spec)
+    if isinstance(spec, str):
+        player = _resolve_spec(spec)
+        if player is None:
+            for module in SPEC_PLUGINS:
+                importlib.import_module(module)
+            player = _resolve_spec(spec)
+        if player is not None:
+            return player
     raise ValueError(f"unknown player {spec!r}; choose one of {', '.join(BOTS)}, or FILE.h5:INDEX for a "
                      "player of a population file")
