@@ -177,11 +177,15 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, pool_weig
     # the first generation of this call loads (or, on a fresh clone, compiles) the numba kernels: left out
     warm = t[report.resumed_from + 1:] if report.generations_run > 1 else t[report.resumed_from:]
     overhead = (warm[:, 1].sum() - warm[:, 2].sum()) / max(warm[:, 2].sum(), 1e-12) if len(warm) else float("nan")
+    # fitness ane plays its matches on the backend's workers (engine seconds add up over them): report speed
+    hands_per_s = 2 * cfg.budget * len(warm) / max(warm[:, 1].sum(), 1e-12) if len(warm) else float("nan")
     info = {"out": str(out), "generations": run.completed, "generations_run": report.generations_run,
             "resumed_from": report.resumed_from, "seconds": report.seconds, "budget": cfg.budget, "n0": cfg.n0,
             "final_panel_score": float(score[-1]) if len(score) else None,
             "best_panel_score": float(score.max()) if len(score) else None,
-            "selector_overhead": float(overhead), "backend": runner.describe()}
+            "backend": runner.describe(),
+            **({"evaluation_hands_per_second": float(hands_per_s)} if cfg.fitness == "ane"
+               else {"selector_overhead": float(overhead)})}
     if as_json:
         click.echo(json.dumps(info))
         return
@@ -205,7 +209,7 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, pool_weig
             part = run.panel_score(group)
             if not np.all(np.isnan(part)):
                 click.echo(f"  mean vs the {label}: generation 1 {part[0]:+,.0f}, last {part[-1]:+,.0f}")
-        click.echo(f"panel score: generation 1 {score[0]:+.0f}, last {score[-1]:+.0f}, best {score.max():+.0f}; "
-                   f"{'selection' if cfg.fitness == 'selector' else 'evaluation'} overhead {100 * overhead:.1f}% "
-                   f"of engine time" + (" (generations after the first, which compiles the kernels)"
-                                        if report.generations_run > 1 else ""))
+        speed = (f"evaluation {hands_per_s:,.0f} hands/s" if cfg.fitness == "ane"
+                 else f"selector overhead {100 * overhead:.1f}% of engine time")
+        click.echo(f"panel score: generation 1 {score[0]:+.0f}, last {score[-1]:+.0f}, best {score.max():+.0f}; {speed}"
+                   + (" (generations after the first, which compiles the kernels)" if report.generations_run > 1 else ""))
