@@ -30,6 +30,23 @@ TINY_ANE = dict(population=6, generations=4, keep=3, fitness="ane", opponents=("
                 deals=6, seed=5, panel_deals=4, panel_bots=("calling-machine", "tight-aggressive"), prt_capacity=256)
 
 
+def assert_same_run(a, b):
+    """Two runs hold the same records (timings aside) and end with the same population."""
+    for k, v in a.records.items():
+        if k != "timing":
+            assert np.array_equal(v, b.records[k], equal_nan=True), k
+    assert np.array_equal(a.population, b.population)
+
+
+def run_and_resume(cfg, tmp_path, stop_after):
+    """``cfg`` run whole and run in two calls (stopped after ``stop_after`` generations, then resumed): the
+    same run. Returns the whole one."""
+    whole = run_evolution(cfg, tmp_path / "whole.h5").run
+    run_evolution(cfg, tmp_path / "parts.h5", stop_after=stop_after)
+    assert_same_run(whole, run_evolution(cfg, tmp_path / "parts.h5", resume=True).run)
+    return whole
+
+
 # ----------------------------------------------------------------------------------------- ANE
 
 
@@ -111,13 +128,7 @@ def test_hall_of_fame_last_and_best():
 
 def test_ane_run_keeps_fixed_opponents_out_of_the_population_and_resumes_exactly(tmp_path):
     cfg = EvolveConfig(**{**TINY_ANE, "hall_of_fame": 2})
-    whole = run_evolution(cfg, tmp_path / "a.h5").run
-    run_evolution(cfg, tmp_path / "b.h5", stop_after=2)
-    resumed = run_evolution(cfg, tmp_path / "b.h5", resume=True).run
-    for k, v in whole.records.items():
-        if k != "timing":
-            assert np.array_equal(v, resumed.records[k], equal_nan=True), k
-    assert np.array_equal(whole.population, resumed.population)
+    whole = run_and_resume(cfg, tmp_path, stop_after=2)
     rec = whole.records
     assert rec["fixed_mbb"].shape == (4, 6, 4) and rec["trace_x"].shape == (4, 0)
     # the hall: none in generation 1, then the champions of the generations before, frozen
@@ -197,12 +208,7 @@ def test_selector_mode_with_fixed_opponents_ranks_candidates_only_and_resumes_ex
                        hall_of_fame=2, pool_weights=(1.0, 0.5, 2.0), seed=4, panel_deals=4,
                        panel_bots=("calling-machine",), prt_capacity=256)
     assert cfg.played_pairs == 15 + 6 * 4 and cfg.budget == (cfg.n0 + 1) * cfg.played_pairs
-    whole = run_evolution(cfg, tmp_path / "a.h5").run
-    run_evolution(cfg, tmp_path / "b.h5", stop_after=1)
-    resumed = run_evolution(cfg, tmp_path / "b.h5", resume=True).run
-    for k, v in whole.records.items():
-        if k != "timing":
-            assert np.array_equal(v, resumed.records[k], equal_nan=True), k
+    whole = run_and_resume(cfg, tmp_path, stop_after=1)
     rec = whole.records
     assert np.all(rec["samples_used"] == cfg.budget)
     assert rec["survivors"].max() < cfg.population
@@ -256,7 +262,4 @@ def test_ane_run_is_the_same_on_a_process_pool(tmp_path):
     serial = run_evolution(cfg, tmp_path / "s.h5").run
     with get_backend("multiprocess", workers=2) as backend:
         pooled = run_evolution(cfg, tmp_path / "p.h5", backend).run
-    for k, v in serial.records.items():
-        if k != "timing":
-            assert np.array_equal(v, pooled.records[k], equal_nan=True), k
-    assert np.array_equal(serial.population, pooled.population)
+    assert_same_run(serial, pooled)
