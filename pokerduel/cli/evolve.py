@@ -211,5 +211,6 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, pool_weig
                 click.echo(f"  mean vs the {label}: generation 1 {part[0]:+,.0f}, last {part[-1]:+,.0f}")
         speed = (f"evaluation {hands_per_s:,.0f} hands/s" if cfg.fitness == "ane"
                  else f"selector overhead {100 * overhead:.1f}% of engine time")
-        click.echo(f"panel score: generation 1 {score[0]:+.0f}, last {score[-1]:+.0f}, best {score.max():+.0f}; {speed}"
-                   + (" (generations after the first, which compiles the kernels)" if report.generations_run > 1 else ""))
+        warm_note = " (generations after the first, which compiles the kernels)" if report.generations_run > 1 else ""
+        click.echo(f"panel score: generation 1 {score[0]:+.0f}, last {score[-1]:+.0f}, best {score.max():+.0f}; "
+                   f"{speed}{warm_note}")
