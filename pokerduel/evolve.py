@@ -68,14 +68,14 @@ from . import __version__
 from .engine.rules import BIG_BLIND
 from .oracles import LiveOracle, MemoryPool
 from .players.ashe import action_counts
-from .players.base import HELDOUT_BOTS, TRAINING_BOTS
+from .players.base import HELDOUT_BOTS, TRAINING_BOTS, register_spec_resolver
 from .players.genomes import AsheSettings, ashe_player
 from .players.hand_strength import DEFAULT_SAMPLES
 from .populations import new_population
 from .reproduction import TserParams, tser
 from .selectors import SELECTORS, MLPOCBAm, check_lag
 from .selectors.problems import n_pairs
-from .storage import atomic_h5, open_checked, plain_attrs, stamp
+from .storage import atomic_h5, file_format, open_checked, plain_attrs, stamp
 
 FORMAT, FORMAT_VERSION = "pokerduel.evolution", 1
 #: the benchmark panel: ASHE 1.0's four training bots, the random bot and the held-out bots (never trained on)
@@ -430,12 +430,7 @@ def resolve_opponent(spec: str):
         raise ValueError(f"unknown opponent {spec!r}; choose a bot ({', '.join(BOTS)}), FILE.h5:INDEX of a "
                          "population or run file, or RUN.h5:champion[:GENERATION]")
     path += ".h5"
-    try:
-        open_checked(path, FORMAT, FORMAT_VERSION)[0].close()
-        is_run = True
-    except ValueError:              # not an evolution run file: a population file, or an error from it
-        is_run = False
-    if not is_run:
+    if file_format(path) != FORMAT:     # not an evolution run file: a population file, or an error from it
         if rest.startswith("champion"):
             raise ValueError(f"opponent {spec!r}: {path} is not an evolution run file (champion needs one)")
         return make_player(spec)
@@ -452,6 +447,17 @@ def resolve_opponent(spec: str):
     if not rest.isdigit() or int(rest) >= len(run.population):
         raise ValueError(f"opponent {spec!r}: expected an index in 0..{len(run.population) - 1} of {path}")
     return ashe_player(run.population[int(rest)], settings, name=spec)
+
+
+def _resolve_run_spec(spec: str):
+    """``make_player``'s resolver for players of evolution run files (``resolve_opponent``); others: None."""
+    path, sep, _ = spec.partition(".h5:")
+    if not sep or file_format(path + ".h5") != FORMAT:
+        return None
+    return resolve_opponent(spec)
+
+
+register_spec_resolver(_resolve_run_spec)
 
 
 def training_opponents(cfg: EvolveConfig) -> list:

@@ -14,7 +14,7 @@ import numpy as np
 
 from .players.base import Player, register_spec_resolver
 from .players.genomes import AsheSettings, ashe_player, random_genome
-from .storage import atomic_h5, open_checked, stamp
+from .storage import atomic_h5, file_format, open_checked, stamp
 
 FORMAT, FORMAT_VERSION = "pokerduel.population", 1
 
@@ -105,8 +105,12 @@ def player_from_spec(spec: str) -> Player:
 
 
 def _resolve_spec(spec: str) -> Player | None:
-    """``make_player``'s resolver: specs with a ``:`` are ``FILE.h5:INDEX``, others are not ours."""
-    return player_from_spec(spec) if ":" in spec else None
+    """``make_player``'s resolver: specs with a ``:`` are ``FILE.h5:INDEX``, others are not ours, and
+    neither are those of another pokerduel result file (an evolution run's, resolved by ``evolve``)."""
+    if ":" not in spec:
+        return None
+    fmt = file_format(spec.rpartition(":")[0])
+    return None if fmt not in (None, FORMAT) else player_from_spec(spec)
 
 
 register_spec_resolver(_resolve_spec)

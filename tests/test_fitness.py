@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -263,3 +267,17 @@ def test_ane_run_is_the_same_on_a_process_pool(tmp_path):
     with get_backend("multiprocess", workers=2) as backend:
         pooled = run_evolution(cfg, tmp_path / "p.h5", backend).run
     assert_same_run(serial, pooled)
+
+
+def test_run_file_players_are_player_specs_everywhere(tmp_path):
+    run = run_evolution(EvolveConfig(**{**TINY_ANE, "generations": 2}), tmp_path / "r.h5").run
+    spec = f"{tmp_path}/r.h5:champion"
+    code = ("import json, sys; from pokerduel.players.base import make_player; "
+            f"p = make_player({spec!r}); assert 'pokerduel.evolve' in sys.modules; "
+            "print(json.dumps(p.params[4:7].tolist()))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert np.allclose(json.loads(out), run.records["champion"][-1][:3])
+    r = CliRunner().invoke(main, ["play", "--a", spec, "--b", "pot-odds", "--deals", "20", "--seed", "1"])
+    assert r.exit_code == 0 and "mBB/hand" in r.output, r.output
+    with pytest.raises(ValueError, match="RUN.h5:champion"):
+        resolve_opponent("nobody")

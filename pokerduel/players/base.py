@@ -165,7 +165,10 @@ HELDOUT_BOTS = ("tight-aggressive", "loose-passive", "bluffer", "check-raiser", 
 # names the modules that do, imported on the first spec no registered resolver takes, so that
 # ``make_player`` resolves every spec whatever was imported before.
 SPEC_RESOLVERS: list[Callable[[str], Player | None]] = []
-SPEC_PLUGINS: list[str] = ["pokerduel.populations"]   # FILE.h5:INDEX, an ASHE player of a population file
+SPEC_PLUGINS: list[str] = [
+    "pokerduel.populations",   # FILE.h5:INDEX, an ASHE player of a population file
+    "pokerduel.evolve",        # RUN.h5:champion[:G] and RUN.h5:INDEX of an evolution run file
+]
 
 
 def register_spec_resolver(resolver: Callable[[str], Player | None]) -> None:
@@ -184,7 +187,8 @@ def _resolve_spec(spec: str) -> Player | None:
 
 def make_player(spec: "str | Player") -> Player:
     """A player from a spec: a name in ``BOTS``, ``FILE.h5:INDEX`` for an ASHE player of a population
-    file, or a ``Player`` (returned as is)."""
+    file or of an evolution run's current population, ``RUN.h5:champion[:G]`` for a run's champion, or a
+    ``Player`` (returned as is)."""
     if isinstance(spec, Player):
         return spec
     if isinstance(spec, str) and spec in BOTS:
@@ -197,5 +201,5 @@ def make_player(spec: "str | Player") -> Player:
             player = _resolve_spec(spec)
         if player is not None:
             return player
-    raise ValueError(f"unknown player {spec!r}; choose one of {', '.join(BOTS)}, or FILE.h5:INDEX for a "
-                     "player of a population file")
+    raise ValueError(f"unknown player {spec!r}; choose one of {', '.join(BOTS)}, FILE.h5:INDEX for a "
+                     "player of a population or run file, or RUN.h5:champion[:GENERATION]")
