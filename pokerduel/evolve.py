@@ -640,8 +640,7 @@ def evaluate(cfg: EvolveConfig, genomes: np.ndarray, generation: int, opponents:
 
     t0 = time.perf_counter()
     candidates = [ashe_player(g, cfg.settings, name=f"g{generation}:{i}") for i, g in enumerate(genomes)]
-    members = [int(h) for h in hall if h >= 0]
-    fixed = list(opponents) + [ashe_player(champions[h], cfg.settings, name=f"hall:{h + 1}") for h in members]
+    fixed = fixed_players(cfg, opponents, hall, champions)
     e, engine, actions = earnings_matrix(candidates, fixed, cfg.deals, ane_seed(cfg, generation), backend,
                                          cfg.hs_samples)
     E = np.full((len(genomes), cfg.n_fixed), np.nan)
@@ -650,14 +649,14 @@ def evaluate(cfg: EvolveConfig, genomes: np.ndarray, generation: int, opponents:
     fitness = ane(E, pools, cfg.pool_weights)
     top = np.argsort(-fitness, kind="stable")[:cfg.keep]
     empty = np.zeros(0)
-    return {"survivors": top.astype(np.int64), "scores": fitness, "samples_used": int(len(genomes) * e.shape[1]
-                                                                                      * cfg.deals),
+    deals = int(e.size * cfg.deals)         # every candidate against every present fixed opponent
+    return {"survivors": top.astype(np.int64), "scores": fitness, "samples_used": deals,
             "decisions": 0, "ml_fraction": np.nan, "final_ii": np.nan, "final_mode": 0,
             "ii_trace": empty.astype(np.float32), "mode_trace": empty.astype(np.int8),
             "trace_i": empty.astype(np.int16), "trace_j": empty.astype(np.int16), "trace_x": empty.astype(np.float32),
             "fixed_mbb": mbb_per_hand(E, cfg.deals), "hall": hall.copy(), "actions": action_shares(actions),
             "selector_seconds": time.perf_counter() - t0,
-            "engine_seconds": engine, "deals_played": int(len(genomes) * e.shape[1] * cfg.deals)}
+            "engine_seconds": engine, "deals_played": deals}
 
 
 def training_score(cfg: EvolveConfig, res: dict, index: int) -> float:
