@@ -1,11 +1,14 @@
 """Fig 5 of González et al. 2017 (PBO): g at the current Condorcet winner against the number of duels on
 Forrester (1-D), six-hump camel, Goldstein-Price and Levy (2-D), 33 grid points per dimension, 5 random
 initial duels shared by all methods of a trial, then 200 duels. Methods: PBO-PE, PBO-DTS, PBO-CEI (1-D
-only), random duels (most frequent winner) and Sparring (two UCB1 players).
+only), random duels (most frequent winner), Sparring (two UCB1 players) and IBO (Brochu 2010: Expected
+Improvement on a probit preference GP, the EI maximiser against the incumbent; ``ibo-diff`` is IBO with
+the spread of h(x) - h(x+) in EI instead of the marginal spread of h(x)).
 
 Writes ``docs/results/pbo_fig5.png`` and ``pbo_fig5.md`` and ``runs/pbo_fig5.h5`` (every curve).
 
-    nice -n 10 python scripts/pbo_fig5.py [--trials 20] [--trials-2d 20] [--random-trials 100] [--cei-trials 5] [--workers 2]
+    nice -n 10 python scripts/pbo_fig5.py [--trials 20] [--trials-2d 20] [--random-trials 100] [--cei-trials 5]
+        [--workers 2] [--methods pbo-dts,pbo-pe,pbo-cei,random,sparring,ibo,ibo-diff]
 """
 
 from __future__ import annotations
@@ -15,19 +18,22 @@ import os
 for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")  # one BLAS thread per worker: threads oversubscribe the two cores
 
-import argparse
-import sys
-import time
+import argparse  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
 
-import numpy as np
+import numpy as np  # noqa: E402
 
 FUNCTIONS = ("forrester", "six-hump-camel", "goldstein-price", "levy")
-METHODS = ("pbo-dts", "pbo-pe", "pbo-cei", "random", "sparring")
+METHODS = ("pbo-dts", "pbo-pe", "pbo-cei", "random", "sparring", "ibo", "ibo-diff")  # index seeds its streams
 SHOW = (0, 10, 25, 50, 100, 150, 200)
 
 
 def options(method: str, dim: int, args) -> dict:
     """The documented per-method settings (the paper leaves them open)."""
+    if method in ("ibo", "ibo-diff"):  # the same GP and hyperparameter schedule as PBO's
+        return {"optimize_every": args.optimize_every, "lengthscale_bounds": (0.02, 1.0),
+                "sigma": "difference" if method == "ibo-diff" else "marginal"}
     if not method.startswith("pbo-"):
         return {}
     opt = {"optimize_every": args.optimize_every, "n_features": args.features,
@@ -53,18 +59,20 @@ def run_task(task):
         i, j = init_rng.integers(len(grid), size=2)
         init.append((i, j, int(init_rng.random() < DuelSimulator(g, init_rng).prob_first_wins(i, j))))
     sim = DuelSimulator(g, np.random.default_rng([seed, f_idx, trial, 1, m_idx]))
-    policy = make_policy(method, grid, np.random.default_rng([seed, f_idx, trial, 2, m_idx]), **opts)
+    policy = make_policy("ibo" if method == "ibo-diff" else method, grid,
+                         np.random.default_rng([seed, f_idx, trial, 2, m_idx]), **opts)
     guesses, asked, secs = run_trial(policy, sim.duel, init, n_duels)
     return g[guesses], secs
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--trials", type=int, default=20, help="trials of PBO-PE, PBO-DTS, Sparring")
+    ap.add_argument("--trials", type=int, default=20, help="trials of PBO-PE, PBO-DTS, Sparring, IBO")
     ap.add_argument("--trials-2d", type=int, default=None, help="trials of those on 2-D functions (default --trials)")
     ap.add_argument("--random-trials", type=int, default=100)
     ap.add_argument("--cei-trials", type=int, default=5, help="PBO-CEI trials (Forrester only)")
     ap.add_argument("--functions", default=",".join(FUNCTIONS))
+    ap.add_argument("--methods", default=",".join(METHODS))
     ap.add_argument("--duels", type=int, default=200)
     ap.add_argument("--init", type=int, default=5)
     ap.add_argument("--per-dim", type=int, default=33)
@@ -79,12 +87,14 @@ def main():
     ap.add_argument("--name", default="pbo_fig5")
     args = ap.parse_args()
     functions = tuple(args.functions.split(","))
+    methods = tuple(args.methods.split(","))
     args.trials_2d = args.trials if args.trials_2d is None else args.trials_2d
-    bad = [f for f in functions if f not in FUNCTIONS]
+    bad = [f for f in functions if f not in FUNCTIONS] + [m for m in methods if m not in METHODS]
     counts = (args.trials, args.trials_2d, args.random_trials, args.cei_trials, args.duels, args.init, args.per_dim,
               args.optimize_every, args.features, args.landmarks, args.pe_candidates, args.workers)
     if bad or min(counts) < 0 or args.per_dim < 2 or args.workers < 1 or args.init < 1:
-        print(f"usage error: functions must be among {', '.join(FUNCTIONS)}; counts must be non-negative, "
+        print(f"usage error: functions must be among {', '.join(FUNCTIONS)}, methods among {', '.join(METHODS)}; "
+              "counts must be non-negative, "
               "--per-dim >= 2, --init and --workers >= 1", file=sys.stderr)
         sys.exit(2)
     from pokerduel.bandits.pbo_functions import get_objective, unit_grid
@@ -95,7 +105,7 @@ def main():
     tasks = []
     for fname in functions:
         dim = get_objective(fname).dim
-        for method in METHODS:
+        for method in methods:
             n = {"random": args.random_trials, "pbo-cei": args.cei_trials if dim == 1 else 0}.get(
                 method, args.trials if dim == 1 else args.trials_2d)
             tasks += [(fname, method, t, args.seed, args.per_dim, args.init, args.duels, options(method, dim, args))
@@ -127,8 +137,9 @@ def main():
 
     fig, axes = plt.subplots(2, len(functions), figsize=(4.2 * len(functions), 7), squeeze=False)
     lines = ["# PBO Fig 5 (González et al. 2017): g(x_c) against duels", "",
-             f"`nice -n 10 python scripts/pbo_fig5.py --trials {args.trials} --trials-2d {args.trials_2d} --random-trials {args.random_trials} "
-             f"--cei-trials {args.cei_trials} --functions {args.functions} --workers {args.workers} --seed {args.seed}`"
+             f"`nice -n 10 python scripts/pbo_fig5.py --trials {args.trials} --trials-2d {args.trials_2d} "
+             f"--random-trials {args.random_trials} --cei-trials {args.cei_trials} --functions {args.functions} "
+             f"--methods {args.methods} --workers {args.workers} --seed {args.seed}`"
              f" (duels {args.duels}, initial {args.init}, grid {args.per_dim} per dimension, hyperparameters "
              f"re-optimised every {args.optimize_every} duels, {args.features} Fourier features; in 2-D "
              f"{args.landmarks} soft-Copeland landmarks and {args.pe_candidates} random PE candidates): "

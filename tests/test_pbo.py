@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import optimize, special, stats
 
-from pokerduel.bandits.pbo import PBO, RandomDuels, Sparring, make_policy, run_trial
+from pokerduel.bandits.pbo import IBO, PBO, RandomDuels, Sparring, expected_improvement, make_policy, run_trial
 from pokerduel.bandits.pbo_functions import (
     OBJECTIVES,
     DuelSimulator,
@@ -96,7 +96,10 @@ def test_laplace_predictive_against_quadrature_posterior(variance):
 def test_marginal_likelihood_gradient_matches_finite_differences(likelihood):
     rng = np.random.default_rng(3)
     X, Xp = rng.random((25, 2)), rng.random((25, 2))
-    g = lambda x: np.sin(5 * x[:, 0]) + x[:, 1] ** 2
+
+    def g(x):
+        return np.sin(5 * x[:, 0]) + x[:, 1] ** 2
+
     y = (rng.random(25) < special.expit(3 * (g(Xp) - g(X)))).astype(float)
     gp = PreferenceGP(2, likelihood, variance=1.5, lengthscale=[0.3, 0.6])
     gp.set_data(X, Xp, y)
@@ -115,7 +118,10 @@ def test_likelihood_derivatives_match_finite_differences():
         for yv in (0.0, 1.0):
             y = np.full_like(f, yv)
             _, d1, W, d3 = log_lik_derivs(f, y, lik)
-            lp = lambda x: np.log(link((2 * yv - 1) * x, lik))
+
+            def lp(x):
+                return np.log(link((2 * yv - 1) * x, lik))
+
             h = 1e-4
             np.testing.assert_allclose(d1, (lp(f + h) - lp(f - h)) / (2 * h), rtol=1e-6, atol=1e-8)
             np.testing.assert_allclose(-W, (lp(f + h) - 2 * lp(f) + lp(f - h)) / h**2, rtol=1e-4, atol=1e-6)
@@ -296,3 +302,127 @@ def test_bad_arguments_raise_value_error():
         link_moments(0.0, 1.0, "probit", "simpson")
     with pytest.raises(ValueError, match="lengthscale"):
         PreferenceGP(1, lengthscale=5.0)
+
+
+# --- IBO (Brochu 2010) ------------------------------------------------------------------------------------
+
+def test_expected_improvement_against_quadrature():
+    from scipy import integrate
+
+    for mu, sd, best, xi in [(0.3, 0.5, 0.0, 0.0), (-1.2, 0.4, 0.1, 0.05), (2.0, 1.5, 2.5, 0.0), (0.0, 3.0, 4.0, 0.2)]:
+        ref = integrate.quad(lambda u: (u - best - xi) * stats.norm.pdf(u, mu, sd), best + xi, np.inf)[0]
+        assert expected_improvement(mu, sd, best, xi) == pytest.approx(ref, rel=1e-7, abs=1e-12)
+    # no uncertainty: the plain improvement
+    np.testing.assert_allclose(expected_improvement([1.0, -1.0], [0.0, 0.0], 0.25), [0.75, 0.0])
+    # EI grows with the mean and with the spread
+    ei = expected_improvement
+    assert ei(0.1, 1.0, 0.0) > ei(0.0, 1.0, 0.0) > ei(0.0, 0.5, 0.0)
+
+
+def _fitted_ibo(**kw):
+    """An IBO on a 1-D grid of 11 points after 10 noisy Forrester duels among the first 7 points."""
+    grid = np.linspace(0, 1, 11)[:, None]
+    pol = IBO(grid, np.random.default_rng(1), variance=3.0, lengthscale=0.2, **kw)
+    rng = np.random.default_rng(4)
+    g = get_objective("forrester")(grid)
+    for _ in range(10):
+        i, j = rng.choice(7, 2, replace=False)
+        pol.tell(int(i), int(j), int(rng.random() < special.expit(g[j] - g[i])))
+    pol.fit()
+    return pol, grid
+
+
+def _utility_laplace(pol, grid):
+    """Independent Laplace fit in utility space: maximise log N(h; 0, K) + sum log Phi(s_k (h_i - h_j)) over h
+    on the grid (whitened, BFGS), then Cov = K - K D^T (W^-1 + D K D^T)^-1 D K."""
+    from pokerduel.bandits.pbo_gp import rbf
+
+    K = rbf(grid, grid, pol.gp.variance, pol.gp.lengthscales)
+    L = np.linalg.cholesky(K + 1e-10 * np.eye(len(grid)))
+    D = np.zeros((len(pol.y), len(grid)))
+    D[np.arange(len(pol.y)), pol.i] += 1.0
+    D[np.arange(len(pol.y)), pol.j] -= 1.0
+    s = 2.0 * np.array(pol.y) - 1.0
+    A = s[:, None] * (D @ L)
+
+    def objective(z):
+        u = A @ z
+        return 0.5 * z @ z - special.log_ndtr(u).sum(), z - A.T @ np.exp(stats.norm.logpdf(u) - special.log_ndtr(u))
+
+    z = optimize.minimize(objective, np.zeros(len(grid)), jac=True, method="BFGS", options={"gtol": 1e-10}).x
+    h = L @ z
+    f = D @ h
+    r = np.exp(stats.norm.logpdf(s * f) - special.log_ndtr(s * f))  # -d2 log Phi(s f) / df2 = r (r + s f)
+    W = r * (r + s * f)
+    cov = K - K @ D.T @ np.linalg.solve(np.diag(1.0 / W) + D @ K @ D.T, D @ K)
+    return h, cov
+
+
+def test_ibo_utility_posterior_incumbent_ei_and_duel_match_independent_computation():
+    pol, grid = _fitted_ibo()
+    h, cov = _utility_laplace(pol, grid)
+    np.testing.assert_allclose(pol.m, h, atol=1e-5)
+    np.testing.assert_allclose(pol.diag, np.diag(cov), atol=1e-6)
+    seen = np.unique(pol.i + pol.j)
+    best = int(seen[np.argmax(h[seen])])
+    assert pol.guess() == best and best < 7  # the incumbent is a point that took part in a duel
+    # EI of h(x) ~ N(h_x, cov_xx) over h(x+), by quadrature
+    ei = [integrate_ei(h[k], np.sqrt(cov[k, k]), h[best]) for k in range(len(grid))]
+    np.testing.assert_allclose(pol.ei_values(), ei, rtol=1e-6, atol=1e-10)
+    x, xp = pol.ask()
+    masked = np.array(ei)
+    masked[best] = -np.inf
+    assert (x, xp) == (int(np.argmax(masked)), best)
+    # "difference": the spread of h(x) - h(x+) from the duel-space kernel (independent of the grid algebra)
+    diff = IBO(grid, np.random.default_rng(1), variance=3.0, lengthscale=0.2, sigma="difference")
+    for i, j, y in zip(pol.i, pol.j, pol.y):
+        diff.tell(i, j, y)
+    mean, var = diff.gp.fit(grid[pol.i], grid[pol.j], np.array(pol.y, float)).predict_duels(
+        grid, np.repeat(grid[[diff.guess()]], len(grid), axis=0))
+    ref = expected_improvement(diff.m[diff.guess()] + mean, np.sqrt(var), diff.m[diff.guess()])
+    np.testing.assert_allclose(diff.ei_values(), ref, rtol=1e-6, atol=1e-9)
+    # "grid": the incumbent maximises the mean over every grid point
+    assert IBO.guess(_fitted_ibo(incumbent="grid")[0]) == int(np.argmax(h))
+
+
+def integrate_ei(mu, sd, best):
+    from scipy import integrate
+
+    return integrate.quad(lambda u: (u - best) * stats.norm.pdf(u, mu, sd), best, np.inf)[0]
+
+
+def test_ibo_seeded_forrester_run_duels_the_incumbent_and_is_reproducible():
+    obj = get_objective("forrester")
+    grid = unit_grid(1, 33)
+    g = obj(grid)
+    runs = []
+    for _ in range(2):
+        sim = DuelSimulator(g, np.random.default_rng(5))
+        pol = make_policy("ibo", grid, np.random.default_rng(6), optimize_every=10)
+        init = [(3, 20, sim.duel(3, 20)), (10, 30, sim.duel(10, 30)), (0, 15, sim.duel(0, 15))]
+        runs.append(run_trial(pol, sim.duel, init, 40)[:2])
+    np.testing.assert_array_equal(runs[0][0], runs[1][0])
+    np.testing.assert_array_equal(runs[0][1], runs[1][1])
+    guesses, asked = runs[0]
+    # greedy and local: from g = 0.66 it climbs one grid step at a time towards the minimum at index 24
+    assert g[guesses[-1]] < g[guesses[0]] - 2.0
+    assert np.all(asked[:, 1] == guesses[:-1])  # every duel is [EI maximiser, incumbent]
+    assert np.all(asked[:, 0] != asked[:, 1])
+
+
+def test_ibo_bad_arguments_raise_value_error():
+    grid = unit_grid(1, 9)
+    rng = np.random.default_rng(0)
+    for kw, match in [({"incumbent": "best"}, "incumbent"), ({"sigma": "joint"}, "sigma"), ({"xi": -0.1}, "xi"),
+                      ({"xi": "a"}, "xi"), ({"optimize_every": 0}, "optimize_every"),
+                      ({"likelihood": "cauchit"}, "likelihood"), ({"lengthscale": 5.0}, "lengthscale")]:
+        with pytest.raises(ValueError, match=match):
+            IBO(grid, rng, **kw)
+    with pytest.raises(ValueError, match="rng"):
+        IBO(grid, 3)
+    with pytest.raises(ValueError, match="grid"):
+        IBO(np.zeros(4), rng)
+    with pytest.raises(ValueError, match="fit"):
+        IBO(grid, rng).ask()
+    with pytest.raises(ValueError, match="grid index"):
+        IBO(grid, rng).tell(0, 9, 1)

@@ -59,11 +59,11 @@ __all__ += [
 ]
 
 # --- Preferential Bayesian Optimization (issue 9) ---------------------------------------------------------
-from .pbo import ACQUISITIONS, METHODS, PBO, RandomDuels, Sparring, make_policy, run_trial  # noqa: E402
+from .pbo import ACQUISITIONS, IBO, METHODS, PBO, RandomDuels, Sparring, make_policy, run_trial  # noqa: E402
 from .pbo_functions import OBJECTIVES, DuelSimulator, get_objective, unit_grid  # noqa: E402
 from .pbo_gp import PreferenceGP, link_moments, soft_copeland  # noqa: E402
 
 __all__ += [
-    "PBO", "RandomDuels", "Sparring", "make_policy", "run_trial", "METHODS", "ACQUISITIONS", "PreferenceGP",
+    "PBO", "IBO", "RandomDuels", "Sparring", "make_policy", "run_trial", "METHODS", "ACQUISITIONS", "PreferenceGP",
     "soft_copeland", "link_moments", "OBJECTIVES", "get_objective", "unit_grid", "DuelSimulator",
 ]

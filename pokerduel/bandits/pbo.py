@@ -5,7 +5,9 @@ acquisition, run it, repeat; the current guess is the Condorcet winner, the argm
 score (eq. 5). Acquisitions (§3): ``pe`` pure exploration (max V[link(f)]), ``cei`` Copeland Expected
 Improvement (one-step lookahead over both outcomes), ``dts`` dueling-Thompson sampling (argmax of a
 sampled soft-Copeland score, then max V[link(f)] along that row). Baselines of §4: ``random`` duels with
-the most frequent winner as the guess, and ``sparring`` (Ailon et al. 2014: two UCB1 players over the grid).
+the most frequent winner as the guess, ``sparring`` (Ailon et al. 2014: two UCB1 players over the grid) and
+``ibo`` (interactive Bayesian optimization, Brochu 2010: Expected Improvement of the latent utility of a
+probit preference GP, the EI maximiser dueling the incumbent).
 
 Every policy works on grid indices and has the same small interface: ``tell(i, j, y)`` records a duel
 (y = 1: grid point i won), ``guess()`` is the current best grid index, ``ask()`` the next duel. Randomness
@@ -33,7 +35,9 @@ from .pbo_gp import (
 )
 
 ACQUISITIONS = ("pe", "cei", "dts")
-METHODS = ("random", "sparring") + tuple(f"pbo-{a}" for a in ACQUISITIONS)
+METHODS = ("random", "sparring", "ibo") + tuple(f"pbo-{a}" for a in ACQUISITIONS)
+IBO_INCUMBENTS = ("observed", "grid")
+IBO_SIGMAS = ("marginal", "difference")
 CEI_REFITS = ("one-site", "full")
 DTS_SAMPLERS = ("rff", "exact")
 
@@ -323,6 +327,117 @@ class PBO(_DuelLog):
         return int(pairs[k, 0]), int(pairs[k, 1])
 
 
+# --- IBO ----------------------------------------------------------------------------------------------
+
+def expected_improvement(mu, sd, best: float, xi: float = 0.0) -> np.ndarray:
+    """E[max(u - best - xi, 0)] for u ~ N(mu, sd^2): (mu - best - xi) Phi(z) + sd phi(z), z = (mu - best - xi) / sd;
+    max(mu - best - xi, 0) where sd = 0."""
+    mu = np.asarray(mu, dtype=np.float64)
+    sd = np.asarray(sd, dtype=np.float64)
+    gain = mu - best - xi
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(sd > 0, gain / np.where(sd > 0, sd, 1.0), 0.0)
+    ei = gain * special.ndtr(z) + sd * np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)
+    return np.where(sd > 0, np.maximum(ei, 0.0), np.maximum(gain, 0.0))
+
+
+class IBO(_DuelLog):
+    """Interactive Bayesian optimization (Brochu 2010; Brochu, de Freitas & Ghosh 2007) over ``grid``.
+
+    The model is a GP on the latent utility h of the domain with the probit preference likelihood
+    P(x beats x') = Phi(h(x) - h(x')) (Chu & Ghahramani 2005) and the Laplace approximation: the duel GP
+    ``PreferenceGP`` with ``likelihood="probit"`` is exactly that model (its duel latent is h(x) - h(x'),
+    the noise scale is absorbed into the variance of h), with the hyperparameters of ``PBO`` (ML-II every
+    ``optimize_every`` duels within the same bounds). The incumbent x+ maximises the posterior mean of h;
+    the acquisition is the Expected Improvement of h over mu(x+):
+    EI(x) = (mu(x) - mu(x+) - xi) Phi(z) + s(x) phi(z), z = (mu(x) - mu(x+) - xi) / s(x); the next duel is
+    [argmax over x != x+ of EI, x+] (greedy: a one-point improvement criterion, nothing rewards learning
+    about duels elsewhere). The guess is the incumbent.
+
+    Choices the sources leave open, as parameters:
+      ``incumbent``: ``observed`` (default; Brochu's mu_max: the best posterior mean among grid points that
+        took part in a duel) or ``grid`` (the best posterior mean over the whole grid).
+      ``sigma``: ``marginal`` (default; s(x) the posterior sd of h(x), Brochu's EI) or ``difference``
+        (s(x) the posterior sd of h(x) - h(x+), which accounts for their correlation).
+      ``xi``: the exploration margin of EI (default 0).
+    """
+
+    def __init__(self, grid, rng: np.random.Generator, *, likelihood: str = "probit", variance: float = 1.0,
+                 lengthscale: float = 0.2, variance_bounds=(1e-2, 1e2), lengthscale_bounds=(0.02, 1.0),
+                 optimize_every: int = 5, incumbent: str = "observed", sigma: str = "marginal", xi: float = 0.0):
+        self.grid = _check_grid(grid)
+        super().__init__(len(self.grid))
+        if likelihood not in LIKELIHOODS:
+            raise ValueError(f"unknown likelihood {likelihood!r}; choose one of {', '.join(LIKELIHOODS)}")
+        if incumbent not in IBO_INCUMBENTS:
+            raise ValueError(f"unknown incumbent {incumbent!r}; choose one of {', '.join(IBO_INCUMBENTS)}")
+        if sigma not in IBO_SIGMAS:
+            raise ValueError(f"unknown sigma {sigma!r}; choose one of {', '.join(IBO_SIGMAS)}")
+        if not isinstance(optimize_every, (int, np.integer)) or isinstance(optimize_every, bool) or optimize_every < 1:
+            raise ValueError(f"optimize_every must be a positive integer, got {optimize_every!r}")
+        try:
+            xi = float(xi)
+        except (TypeError, ValueError):
+            raise ValueError(f"xi must be a finite number >= 0, got {xi!r}") from None
+        if not (np.isfinite(xi) and xi >= 0):
+            raise ValueError(f"xi must be a finite number >= 0, got {xi!r}")
+        self.rng = _check_rng(rng)
+        self.gp = PreferenceGP(self.grid.shape[1], likelihood, variance=variance, lengthscale=lengthscale,
+                               variance_bounds=variance_bounds, lengthscale_bounds=lengthscale_bounds)
+        self.optimize_every = int(optimize_every)
+        self.incumbent = incumbent
+        self.sigma = sigma
+        self.xi = xi
+        self._fitted_n = 0
+        self._optimized_n = None
+        self.m = self.diag = None
+        self._best = None
+
+    def fit(self) -> None:
+        """Fit the GP to the duels so far; posterior mean and variance of h on the grid; the incumbent."""
+        n = len(self.y)
+        if n == 0:
+            raise ValueError("tell at least one duel before fitting")
+        if n == self._fitted_n:
+            return
+        idx_i, idx_j = np.array(self.i), np.array(self.j)
+        opt = self._optimized_n is None or n - self._optimized_n >= self.optimize_every
+        self.gp.fit(self.grid[idx_i], self.grid[idx_j], np.array(self.y, dtype=np.float64), optimize_hyper=opt)
+        if opt:
+            self._optimized_n = n
+        self._fitted_n = n
+        self.m, self._prior, self._V = self.gp.latent_factors(self.grid)
+        self.diag = np.maximum(np.diag(self._prior) - np.einsum("ij,ij->j", self._V, self._V), 0.0)
+        if self.incumbent == "observed":
+            cand = np.unique(np.concatenate([idx_i, idx_j]))
+            self._best = int(cand[argmax_random_tie(self.m[cand], self.rng)])
+        else:
+            self._best = argmax_random_tie(self.m, self.rng)
+
+    def guess(self) -> int:
+        """The incumbent x+: the grid point of largest posterior mean utility (see ``incumbent``)."""
+        self.fit()
+        return self._best
+
+    def ei_values(self) -> np.ndarray:
+        """EI of h over mu(x+) at every grid point (x+ itself included)."""
+        self.fit()
+        b = self._best
+        if self.sigma == "marginal":
+            sd = np.sqrt(self.diag)
+        else:
+            cross = self._prior[:, b] - self._V.T @ self._V[:, b]
+            sd = np.sqrt(np.maximum(self.diag + self.diag[b] - 2 * cross, 0.0))
+        return expected_improvement(self.m, sd, float(self.m[b]), self.xi)
+
+    def ask(self) -> tuple[int, int]:
+        """The duel [argmax_{x != x+} EI(x), x+] (grid indices)."""
+        self.fit()
+        ei = self.ei_values()
+        ei[self._best] = -np.inf
+        return argmax_random_tie(ei, self.rng), self._best
+
+
 # --- baselines ----------------------------------------------------------------------------------------
 
 class RandomDuels(_DuelLog):
@@ -398,7 +513,7 @@ class Sparring(_DuelLog):
 
 
 def make_policy(method: str, grid, rng: np.random.Generator, **options):
-    """A policy by name: one of ``METHODS``; ``options`` go to ``PBO`` (or ``Sparring``)."""
+    """A policy by name: one of ``METHODS``; ``options`` go to ``PBO`` (or ``Sparring``, ``IBO``)."""
     grid = _check_grid(grid)
     if method == "random":
         if options:
@@ -406,6 +521,8 @@ def make_policy(method: str, grid, rng: np.random.Generator, **options):
         return RandomDuels(len(grid), rng)
     if method == "sparring":
         return Sparring(len(grid), rng, **options)
+    if method == "ibo":
+        return IBO(grid, rng, **options)
     if method.startswith("pbo-") and method[4:] in ACQUISITIONS:
         return PBO(grid, method[4:], rng, **options)
     raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
