@@ -1,6 +1,7 @@
-"""Compiled kernels of SAVAGE (Urvoy et al. 2013) for dueling problems and of the identification
-baselines (uniform exploration, arm-level elimination, naive UCB over the pairs, wrapped UCB /
-elimination for Borda).
+"""Compiled kernels of SAVAGE (Urvoy et al. 2013) for dueling problems, of SAVAGE Sampling (its
+Algorithm 2: the independence predicate estimated by multi-start random walks in the box) and of the
+identification baselines (uniform exploration, arm-level elimination, naive UCB over the pairs, wrapped
+UCB / elimination for Borda).
 
 The exploration variables are the pairs ``p = (pi[p], pj[p])``, ``pi < pj``, with mean ``x_p = P[pi, pj]``.
 Each keeps a count ``n``, wins ``s`` (of ``pi``) and a confidence interval ``[lo, hi]`` that only
@@ -13,14 +14,16 @@ from __future__ import annotations
 import math
 
 from .._jit import kernel
-from ._kernels import duel, rand_below
+from ._kernels import duel, rand_below, rand_u
 
 COPELAND, BORDA, CONDORCET = 0, 1, 2
 #: independence tests: none (uniform exploration), SAVAGE's, arm-level elimination only ("naive
-#: elimination"), and naive UCB (no pair is ever dropped; UCB1 sampling over the pairs, see ``sv_pick_ucb``)
-TEST_NONE, TEST_SAVAGE, TEST_ARM, TEST_UCB = 0, 1, 2, 3
+#: elimination"), naive UCB (no pair is ever dropped; UCB1 sampling over the pairs, see ``sv_pick_ucb``),
+#: and SAVAGE Sampling (the predicate estimated by random walks, see ``sampled_independent``)
+TEST_NONE, TEST_SAVAGE, TEST_ARM, TEST_UCB, TEST_SAMPLING = 0, 1, 2, 3, 4
 
 _I_STOP, _I_LIVE = 0, 1      # ist[0]: round at which exploration stopped (0: not yet); ist[1]: live pairs
+_I_NEXT = 2                  # ist[2]: SAVAGE Sampling: the round after which the sampled tests run next
 
 
 @kernel
@@ -84,8 +87,9 @@ def sv_refresh(mode, test, K, pi, pj, lo, hi, live, cmin, cplus, lb, ub, alive):
     Copeland: pair independent if its sign is settled (a) or neither arm can be a Copeland winner (b,
     strict ``>``, as in the D-TS author's code: ties keep exploring). Borda: independent if neither arm
     can be the Borda winner. Condorcet: arms with some ``hi_ij < 1/2`` are eliminated; pairs live while
-    both arms are candidates. ``test``: none (uniform), SAVAGE's, arm-level only (no test (a)), or
-    naive UCB (every pair stays live, as with none; the stop is SAVAGE's, including the Condorcet one).
+    both arms are candidates. ``test``: none (uniform), SAVAGE's, arm-level only (no test (a)), naive
+    UCB (every pair stays live, as with none; the stop is SAVAGE's, including the Condorcet one), or
+    sampling (``live`` is left as ``sv_sample_tests`` made it; only the stop is computed here).
     Stop: no live pair, or the box decides (Copeland: some ``cmin_i > max_k cplus_k``; Borda: some
     ``lb_i > max_k ub_k``; Condorcet: one candidate left, or, without tests, one arm surely beats all).
     """
@@ -127,11 +131,124 @@ def sv_refresh(mode, test, K, pi, pj, lo, hi, live, cmin, cplus, lb, ub, alive):
                     keep = keep & (lo[p] <= 0.5) & (hi[p] >= 0.5)
         if test == TEST_UCB:
             keep = True
+        if test == TEST_SAMPLING:
+            keep = live[p]
         live[p] = keep
         nlive += int(keep)
     if nlive == 0:
         stop = 1
     return stop
+
+
+# --- SAVAGE Sampling (Algorithm 2): the independence predicate estimated by introspective random walks ---
+
+@kernel
+def box_decision(mode, K, pi, pj, x, score):
+    """The decision f(x) at a point ``x`` of the pair box (``x[p]``: probability that ``pi[p]`` beats
+    ``pj[p]``). Copeland: the set of arms with the most wins (``x > 1/2`` a win of ``pi``, ``< 1/2`` of
+    ``pj``), as a bit mask (K <= 62); Borda: the arm of largest ``sum_j x_kj`` (lowest index on ties)."""
+    for k in range(K):
+        score[k] = 0.0
+    for p in range(pi.size):
+        if mode == BORDA:
+            score[pi[p]] += x[p]
+            score[pj[p]] += 1.0 - x[p]
+        elif x[p] > 0.5:
+            score[pi[p]] += 1.0
+        elif x[p] < 0.5:
+            score[pj[p]] += 1.0
+    best = 0
+    for k in range(1, K):
+        if score[k] > score[best]:
+            best = k
+    if mode == BORDA:
+        return best
+    mask = 0
+    for k in range(K):
+        if score[k] == score[best]:
+            mask |= 1 << k
+    return mask
+
+
+@kernel
+def reflect(v, lo, hi):
+    """``v`` folded into ``[lo, hi]`` by reflection at the ends."""
+    w = hi - lo
+    if w <= 0.0:
+        return lo
+    u = (v - lo) % (2.0 * w)
+    if u > w:
+        u = 2.0 * w - u
+    return lo + u
+
+
+@kernel
+def sampled_independent(mode, K, pi, pj, lo, hi, p, starts, steps, step, st, x, score):
+    """Algorithm 2 of Urvoy et al.: is the decision independent of variable ``p`` on the box
+    ``H = prod [lo, hi]``? ``starts`` walks (multi-start, each from a uniform point of H) of ``steps``
+    points each; at every point x the variable alone is redrawn uniformly in ``[lo_p, hi_p]`` (a point
+    ``x + lambda e_p`` of H, Definition 2) and f compared. One change is a proof of dependence (False at
+    once); no change in ``starts * steps`` probes gives True, an almost-everywhere statement whose risk of
+    error is one-sided (a dependent variable declared independent). A walk step moves every coordinate by
+    a uniform increment of half-width ``step`` times its interval's width, reflected into the interval
+    (the walk's stationary law is uniform on H)."""
+    N = pi.size
+    for _s in range(starts):
+        for q in range(N):
+            x[q] = lo[q] + (hi[q] - lo[q]) * rand_u(st)
+        for k in range(steps):
+            if k > 0:
+                for q in range(N):
+                    x[q] = reflect(x[q] + (2.0 * rand_u(st) - 1.0) * step * (hi[q] - lo[q]), lo[q], hi[q])
+            d = box_decision(mode, K, pi, pj, x, score)
+            keep = x[p]
+            x[p] = lo[p] + (hi[p] - lo[p]) * rand_u(st)
+            d2 = box_decision(mode, K, pi, pj, x, score)
+            x[p] = keep
+            if d2 != d:
+                return False
+    return True
+
+
+@kernel
+def sv_sample_tests(mode, K, pi, pj, lo, hi, live, starts, steps, step, st, x, score):
+    """SAVAGE's ``W <- W minus {j : IndepTest(f, H, j)}`` with the sampled test; returns the live count."""
+    n = 0
+    for p in range(pi.size):
+        if live[p]:
+            if sampled_independent(mode, K, pi, pj, lo, hi, p, starts, steps, step, st, x, score):
+                live[p] = False
+            else:
+                n += 1
+    return n
+
+
+@kernel
+def decide_at_estimate(mode, K, pi, pj, n, s, lo, hi, x, score):
+    """SAVAGE Sampling's decision: f at the point of the box nearest the empirical means (Algorithm 1
+    returns an element of f(H); a pair dropped by the sampled test may still straddle 1/2, where a
+    midpoint count would split its win). Copeland ties: the lowest index among the arms of most wins."""
+    for q in range(pi.size):
+        m = 0.5 if n[q] == 0 else s[q] / n[q]
+        x[q] = min(max(m, lo[q]), hi[q])
+    d = box_decision(mode, K, pi, pj, x, score)
+    if mode == BORDA:
+        return d
+    for k in range(K):
+        if (d >> k) & 1:
+            return k
+    return 0
+
+
+@kernel
+def sv_sampling_due(ist, t, retest):
+    """Whether the sampled tests run after round ``t``; if so, schedule the next run (after round
+    ``t + max(1, floor(retest * t))``: every round with ``retest = 0``)."""
+    if t < ist[_I_NEXT]:
+        return False
+    gap = int(retest * t)
+    ist[_I_NEXT] = t + (gap if gap > 1 else 1)
+    return True
 
 
 @kernel
@@ -225,9 +342,10 @@ def sv_decide(mode, K, pi, pj, lo, hi, cmin, cplus, lb, ub, alive):
 
 @kernel
 def sv_run(P, key, pidx, pos, mode, test, pi, pj, n, s, lo, hi, live, cmin, cplus, lb, ub, alive,
-           log_eta_delta, anytime, ist, t0, t1, winner, out_i, out_j):
+           log_eta_delta, anytime, ist, t0, t1, winner, out_i, out_j, starts, steps, step, retest, st, x, score):
     """Rounds ``t0+1 .. t1`` of SAVAGE then, once it stops, exploitation of its decision ``winner[0]``
-    (explore-then-exploit); returns the round reached."""
+    (explore-then-exploit); returns the round reached. ``starts .. score``: SAVAGE Sampling's parameters,
+    random stream and scratch (read only with ``test == TEST_SAMPLING``)."""
     K = alive.size
     for t in range(t0 + 1, t1 + 1):
         if ist[_I_STOP] == 0:
@@ -238,10 +356,17 @@ def sv_run(P, key, pidx, pos, mode, test, pi, pj, n, s, lo, hi, live, cmin, cplu
             i = pi[p]
             j = pj[p]
             w = duel(P, key, pidx, pos, i, j)
-            if sv_update(p, w, n, s, lo, hi, log_eta_delta, anytime) == 1 or mode == BORDA:
+            changed = sv_update(p, w, n, s, lo, hi, log_eta_delta, anytime) == 1
+            if test == TEST_SAMPLING and sv_sampling_due(ist, t, retest):
+                sv_sample_tests(mode, K, pi, pj, lo, hi, live, starts, steps, step, st, x, score)
+                changed = True
+            if changed or mode == BORDA:
                 if sv_refresh(mode, test, K, pi, pj, lo, hi, live, cmin, cplus, lb, ub, alive) == 1:
                     ist[_I_STOP] = t
-                    winner[0] = sv_decide(mode, K, pi, pj, lo, hi, cmin, cplus, lb, ub, alive)
+                    if test == TEST_SAMPLING:
+                        winner[0] = decide_at_estimate(mode, K, pi, pj, n, s, lo, hi, x, score)
+                    else:
+                        winner[0] = sv_decide(mode, K, pi, pj, lo, hi, cmin, cplus, lb, ub, alive)
             out_i[t - 1] = i
             out_j[t - 1] = j
         else:
