@@ -23,7 +23,8 @@ HUASEN = {10: 5, 30: 15, 100: 50, 300: 150, 1000: 486, 3000: 1055, 10000: 1847, 
 
 
 def mslr_table(runs: int) -> str:
-    lines = ["| T | SAVAGE here: mean Copeland regret ± SE | runs | D-TS author's code (10 runs) |", "|---|---|---|---|"]
+    lines = ["| T | SAVAGE here: mean Copeland regret ± SE | runs | D-TS author's code (10 runs) |",
+             "|---|---|---|---|"]
     for T, ref in HUASEN.items():
         regs = []
         for s in range(runs):

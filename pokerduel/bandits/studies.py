@@ -258,8 +258,8 @@ def summarize_copeland(res: dict) -> str:
             slope = np.polyfit(K, ratio, 1)[0]
             lines.append(f"Least-squares slope of log(regret Sup-KLUCB / regret D-TS) against K: {slope:+.3f} per arm "
                          f"(negative would mean Sup-KLUCB's advantage grows with K, the paper's claim).")
-    lines += ["", "Seconds inside the tasks per algorithm (wall time of each game's runs, summed over games): " + ", ".join(
-        f"{LABELS.get(n, n)} {res['seconds'][a].sum():.0f}" for a, n in enumerate(algs))
+    lines += ["", "Seconds inside the tasks per algorithm (wall time of each game's runs, summed over games): "
+              + ", ".join(f"{LABELS.get(n, n)} {res['seconds'][a].sum():.0f}" for a, n in enumerate(algs))
         + f"; wall time {res['wall']:.0f} s."]
     return "\n".join(lines) + "\n"
 
@@ -295,18 +295,22 @@ class SavageConfig:
 #: is listed for Copeland only. The wrapped reduction exists only for Borda: an arm against a uniformly
 #: random opponent is a Bernoulli variable whose mean is the arm's normalised Borda score, whereas the
 #: Copeland score counts the opponents beaten (a sum of signs, not a mean over opponents), so no K-armed
-#: variable has it as its mean.
+#: variable has it as its mean. SAVAGE Sampling (Algorithm 2, the predicate estimated by random walks with the
+#: defaults of ``Savage``: 10 walks of 10 points, tests after every duel) runs on Copeland and Borda winners.
 METHODS = {
     "hard-condorcet": [("SAVAGE (Condorcet)", "savage", "condorcet", "savage"),
                        ("SAVAGE (Copeland)", "savage", "copeland", "savage"),
+                       ("SAVAGE Sampling (Copeland)", "savage", "copeland", "sampling"),
                        ("arm elimination (Copeland)", "savage", "copeland", "arm"),
                        ("naive UCB (Copeland)", "savage", "copeland", "ucb"),
                        ("uniform", "savage", "copeland", "none")],
     "copeland": [("SAVAGE (Copeland)", "savage", "copeland", "savage"),
+                 ("SAVAGE Sampling (Copeland)", "savage", "copeland", "sampling"),
                  ("arm elimination (Copeland)", "savage", "copeland", "arm"),
                  ("naive UCB (Copeland)", "savage", "copeland", "ucb"),
                  ("uniform", "savage", "copeland", "none")],
     "borda": [("SAVAGE (Borda)", "savage", "borda", "savage"),
+              ("SAVAGE Sampling (Borda)", "savage", "borda", "sampling"),
               ("naive UCB (Borda)", "savage", "borda", "ucb"),
               ("uniform", "savage", "borda", "none"),
               ("wrapped elimination", "wrapped", "borda", "elimination"),

@@ -88,7 +88,8 @@ def copeland(games, runs, horizon, k_min, k_max, algorithms, no_condorcet, seed,
 @click.option("--delta", type=click.FloatRange(min=0, max=1, min_open=True, max_open=True), default=0.05,
               show_default=True, help="Confidence 1 - delta.")
 @click.option("--max-duels", type=click.IntRange(min=1), default=2_000_000, show_default=True, help="Cap per run.")
-@click.option("--k-hard", type=click.IntRange(min=2), default=10, show_default=True, help="K of the hard Condorcet matrix.")
+@click.option("--k-hard", type=click.IntRange(min=2), default=10, show_default=True,
+              help="K of the hard Condorcet matrix.")
 @click.option("--k-random", type=click.IntRange(min=5), default=8, show_default=True, help="K of the random matrices.")
 @click.option("--problems", default="hard-condorcet,copeland,borda", show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=2013, show_default=True)
@@ -96,8 +97,8 @@ def copeland(games, runs, horizon, k_min, k_max, algorithms, no_condorcet, seed,
 @click.option("--out", default="savage", show_default=True, help="Output prefix: PREFIX.h5, PREFIX.md.")
 @click.option("--overwrite", is_flag=True, help="Replace existing outputs of any kind.")
 def savage(runs, delta, max_duels, k_hard, k_random, problems, seed, workers, out, overwrite):
-    """Duels SAVAGE needs to identify the winner with confidence 1 - delta, against uniform exploration,
-    arm-level elimination and the wrapped Borda baselines."""
+    """Duels SAVAGE needs to identify the winner with confidence 1 - delta, against SAVAGE Sampling, uniform
+    exploration, arm-level elimination, naive UCB and the wrapped Borda baselines."""
     from ..bandits.studies import SAVAGE_FORMAT, SavageConfig, run_savage_study, summarize_savage, write_savage
 
     cfg = SavageConfig(runs=runs, delta=delta, max_duels=max_duels, seed=seed, k_hard=k_hard, k_random=k_random,
