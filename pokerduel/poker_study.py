@@ -321,7 +321,7 @@ def _compiled_replication(cfg: PokerStudyConfig, oracle, methods, best: np.ndarr
             _replicate.bayes_run_table(
                 _FAST[m], K, k, q["n0"], pi, pj, pidx, table, budgets, mask, q["var_floor"], q["fit_tol"],
                 q["max_iter"], q["warm_start"], q["threshold"], q["per_sample"], q["unbiased"], m == "hybrid",
-                success, ii, share, no_tops)
+                success, ii, share, no_tops, q["var_prior"])
             if m == "hybrid":
                 rows[(m, "ii")][:] = ii
                 rows[(m, "ml_fraction")][:] = share

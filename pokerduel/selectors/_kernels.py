@@ -8,6 +8,25 @@ A pair with fewer than two samples has no variance of its own. Its variance is t
 variance** ``data_scale2`` (the mean unbiased variance of the pairs that have two samples, else the mean
 squared sample), held fixed in the Thurstone fit: an empirical-Bayes plug-in that lets the methods start
 from one warm-up sample per pair (``n0 = 1``). With ``n0 >= 2`` it never applies.
+
+**Variance prior** (``nu0``, the selectors' ``var_prior``; default 0: off, the paper's methods). With
+``nu0 > 0`` each pair's variance is shrunk toward the pooled variance ``s2_pool`` (``data_scale2``) as if
+the pair had ``nu0`` extra samples whose squared deviations average ``s2_pool``:
+
+- POCBAm (``pair_variance``): ``s2 = (nu0 s2_pool + m2) / (nu0 + n - 1)``, ``m2 = (n - 1) s2_pair``: the
+  scale of the posterior of ``sigma2_ij`` under a scaled-inverse-chi-square prior with ``nu0`` degrees of
+  freedom and scale ``s2_pool`` (the conjugate normal update with a flat prior on the pair mean);
+- the Thurstone fit (``profile_ll``, ``_newton_system``): eq 4 plus, per pair with two or more samples,
+  ``-(nu0 / 2) (log sigma2_ij + s2_pool / sigma2_ij)`` (the same pseudo-samples), whose maximiser given
+  gamma is ``sigma2_ij = (nu0 s2_pool + m2 + n r^2) / (nu0 + n)``, ``r = xbar_ij - gamma_i + gamma_j`` (the
+  model gives the mean, so the pair keeps all ``n`` degrees of freedom);
+- the intransitivity index: the observed variances shrunk the same way (``(nu0 s2_pool + m2) / (nu0 + n)``
+  for the ML form), so II is still 0 when the data fit the model exactly.
+
+A pair whose few samples happen to be equal (on poker, three equal +-20,000-chip deals) then keeps a
+variance of order ``s2_pool nu0 / (nu0 + n - 1)`` instead of 0 and is sampled again when it matters; the
+prior's weight fades as the pair's own samples accumulate. Below two samples nothing changes (the
+pooled variance, which the POCBAm formula also gives at ``n = 1``).
 """
 
 from __future__ import annotations
@@ -266,27 +285,33 @@ def log_apcs(mu, var, k, c):
 
 
 @_njit
-def pair_variance(n, m2, p, pool):
-    """Unbiased sample variance of pair ``p`` (eq 7), or the pooled variance below two samples."""
-    return m2[p] / (n[p] - 1) if n[p] >= 2 else pool
+def pair_variance(n, m2, p, pool, nu0=0.0):
+    """Unbiased sample variance of pair ``p`` (eq 7), or the pooled variance below two samples; with a
+    variance prior ``nu0 > 0`` the sample variance shrunk toward ``pool``, ``(nu0 pool + m2) / (nu0 + n - 1)``."""
+    if n[p] < 2:
+        return pool
+    if nu0 > 0.0:
+        return (nu0 * pool + m2[p]) / (nu0 + (n[p] - 1))
+    return m2[p] / (n[p] - 1)
 
 
 @_njit
-def sample_variances(n, m2, floor, pool, out):
-    """POCBAm's pair variances: unbiased sample variance (eq 7) or ``pool``, floored."""
+def sample_variances(n, m2, floor, pool, out, nu0=0.0):
+    """POCBAm's pair variances: unbiased sample variance (eq 7) or ``pool`` (shrunk with ``nu0``), floored."""
     for p in range(n.size):
-        v = pair_variance(n, m2, p, pool)
+        v = pair_variance(n, m2, p, pool, nu0)
         out[p] = v if v > floor else floor
 
 
 @_njit
-def pocbam_decide(K, k, pidx, pi, pj, n, nc, xbar, m2, var_floor, mu, var, pvar):
+def pocbam_decide(K, k, pidx, pi, pj, n, nc, xbar, m2, var_floor, mu, var, pvar, nu0=0.0):
     """One POCBAm decision: Borda of sample means, eq-7 variances, AEPCS argmax. Returns (pair, c).
 
     ``nc``: the sample counts of the posterior and of eq 13, ``n`` plus the samples still pending under a
-    lag (``Selector.lag``; the same array as ``n`` without one)."""
+    lag (``Selector.lag``; the same array as ``n`` without one). ``nu0``: the variance prior (module
+    docstring; 0 = none)."""
     pool = data_scale2(n, xbar, m2)
-    sample_variances(n, m2, var_floor * pool, pool, pvar)
+    sample_variances(n, m2, var_floor * pool, pool, pvar, nu0)
     borda_means(K, pidx, xbar, mu)
     score_posterior(K, nc, pvar, var)
     return choose_pair(mu, var, pvar, nc, pi, pj, k)
@@ -309,19 +334,21 @@ def log_likelihood(K, pidx, n, xbar, m2, gamma, sig2):
 
 
 @_njit
-def init_eq67(K, pidx, n, xbar, m2, floor, pool, gamma, sig2):
+def init_eq67(K, pidx, n, xbar, m2, floor, pool, gamma, sig2, nu0=0.0):
     """Eqs 6-7: gamma_i = (S_i - S_0) / K from sample-mean Borda scores; sig2 = unbiased sample variance."""
     borda_means(K, pidx, xbar, gamma)
     s0 = gamma[0]
     for i in range(K):
         gamma[i] = (gamma[i] - s0) / K
-    sample_variances(n, m2, floor, pool, sig2)
+    sample_variances(n, m2, floor, pool, sig2, nu0)
 
 
 @_njit
-def profile_ll(pi, pj, n, xbar, m2, floor, pool, gamma, sig2):
+def profile_ll(pi, pj, n, xbar, m2, floor, pool, gamma, sig2, nu0=0.0):
     """Eq 4 at ``gamma`` with each variance at its maximiser given gamma (eq 5 = 0), floored; fills sig2.
-    Pairs with fewer than two samples keep the pooled variance ``pool``."""
+    Pairs with fewer than two samples keep the pooled variance ``pool``. With a variance prior ``nu0 > 0``
+    each pair's ``nu0`` pseudo-samples (module docstring) are added to the likelihood and to the maximiser:
+    ``(nu0 pool + m2 + n r^2) / (nu0 + n)``."""
     ll = 0.0
     for p in range(n.size):
         c = n[p]
@@ -330,11 +357,18 @@ def profile_ll(pi, pj, n, xbar, m2, floor, pool, gamma, sig2):
             continue
         r = xbar[p] - (gamma[pi[p]] - gamma[pj[p]])
         s = m2[p] / c
-        v = s + r * r if c >= 2 else pool
+        if c < 2:
+            v = pool
+        elif nu0 > 0.0:
+            v = (nu0 * pool + m2[p] + c * r * r) / (nu0 + c)
+        else:
+            v = s + r * r
         if v < floor:
             v = floor
         sig2[p] = v
         ll += -0.5 * c * (math.log(2.0 * math.pi) + math.log(v)) - 0.5 * c * (s + r * r) / v
+        if nu0 > 0.0 and c >= 2:
+            ll -= 0.5 * nu0 * (math.log(v) + pool / v)
     return ll
 
 
@@ -369,10 +403,13 @@ def chol_solve(A, b, m):
 
 
 @_njit
-def _newton_system(K, pi, pj, n, xbar, m2, floor, pool, gamma, A, g, mm):
+def _newton_system(K, pi, pj, n, xbar, m2, floor, pool, gamma, A, g, mm, nu0=0.0):
     """Gradient ``g`` of the profile likelihood in gamma_1..K-1 and ``A`` = minus its Hessian, or with
     ``mm`` the majorising (IRLS) matrix: the Laplacian with weights ``n / sigma2`` (always positive
-    definite on a connected comparison graph). Pairs below two samples have the fixed variance ``pool``."""
+    definite on a connected comparison graph). Pairs below two samples have the fixed variance ``pool``.
+    With a variance prior ``nu0 > 0`` a pair's profile term is ``-(n + nu0) / 2 log sigma2(r)`` with
+    ``sigma2(r) = (nu0 pool + m2 + n r^2) / (nu0 + n)``: gradient ``n r / sigma2`` as without it, minus second
+    derivative ``n (sigma2 - 2 n r^2 / (nu0 + n)) / sigma2^2``."""
     m = K - 1
     for a in range(m):
         g[a] = 0.0
@@ -391,6 +428,14 @@ def _newton_system(K, pi, pj, n, xbar, m2, floor, pool, gamma, A, g, mm):
             v = pool if pool > floor else floor
             gr = c * r / v
             h = c / v
+        elif nu0 > 0.0:
+            v = (nu0 * pool + m2[p] + c * r * r) / (nu0 + c)
+            if v > floor:
+                gr = c * r / v
+                h = c / v if mm else c * (v - 2.0 * c * r * r / (nu0 + c)) / (v * v)
+            else:
+                gr = c * r / floor
+                h = c / floor
         elif v > floor:
             gr = c * r / v
             h = c / v if mm else c * (s - r * r) / (v * v)
@@ -409,7 +454,7 @@ def _newton_system(K, pi, pj, n, xbar, m2, floor, pool, gamma, A, g, mm):
 
 
 @_njit
-def fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter):
+def fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0=0.0):
     """Maximise the log-likelihood of eq 4 over (gamma, sigma^2); returns the iterations (< 0: cap hit).
 
     Given gamma, each sigma^2_ij has the closed-form maximiser ``s2b_ij + (xbar_ij - gamma_i +
@@ -424,12 +469,14 @@ def fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fi
     gain below the rounding of the likelihood, or the line search cannot raise it, or after
     ``max_iter`` iterations. Variances are floored at ``var_floor`` times the squared data scale so
     noiseless pairs keep a finite likelihood. ``sig2`` is returned at its maximiser for the final gamma.
+    With a variance prior ``nu0 > 0`` the objective is eq 4 plus the prior's pseudo-samples (module
+    docstring), a penalised likelihood whose variances cannot collapse on pairs whose samples are equal.
     """
     scale2 = data_scale2(n, xbar, m2)
     floor = var_floor * scale2
     tol = fit_tol * math.sqrt(scale2)
     if init:
-        init_eq67(K, pidx, n, xbar, m2, floor, scale2, gamma, sig2)
+        init_eq67(K, pidx, n, xbar, m2, floor, scale2, gamma, sig2, nu0)
     g0 = gamma[0]
     for i in range(K):
         gamma[i] -= g0
@@ -437,14 +484,14 @@ def fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fi
     A = np.empty((m, m))
     g = np.empty(m)
     trial = np.empty(K)
-    ll = profile_ll(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2)
+    ll = profile_ll(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0)
     for it in range(max_iter):
-        _newton_system(K, pi, pj, n, xbar, m2, floor, scale2, gamma, A, g, False)
+        _newton_system(K, pi, pj, n, xbar, m2, floor, scale2, gamma, A, g, False, nu0)
         for a in range(m):
             trial[a] = g[a]          # keep the gradient: the solve overwrites g
         newton = chol_solve(A, g, m)
         if not newton:
-            _newton_system(K, pi, pj, n, xbar, m2, floor, scale2, gamma, A, g, True)
+            _newton_system(K, pi, pj, n, xbar, m2, floor, scale2, gamma, A, g, True, nu0)
             chol_solve(A, g, m)
         slope = 0.0
         big = 0.0
@@ -464,7 +511,7 @@ def fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fi
         for ls in range(40):
             for a in range(m):
                 trial[a + 1] = gamma[a + 1] + t * g[a]
-            new = profile_ll(pi, pj, n, xbar, m2, floor, scale2, trial, sig2)
+            new = profile_ll(pi, pj, n, xbar, m2, floor, scale2, trial, sig2, nu0)
             if new >= ll + 1e-4 * t * slope - eps_ll:
                 accepted = True
                 break
@@ -474,15 +521,15 @@ def fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fi
                 for a in range(m):
                     gamma[a + 1] = trial[a + 1]
                 return it + 1             # sig2 already belongs to the accepted trial
-            profile_ll(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2)
+            profile_ll(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0)
             return it + 1
         if not accepted:            # no ascent at machine precision: at the maximum
-            profile_ll(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2)
+            profile_ll(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0)
             return it + 1
         for a in range(m):
             gamma[a + 1] = trial[a + 1]
         ll = new
-    profile_ll(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2)
+    profile_ll(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0)
     return -max_iter
 
 
@@ -498,13 +545,25 @@ def model_posterior(K, pidx, n, gamma, sig2, mu, var):
 
 
 @_njit
-def intransitivity_index(K, pidx, n, xbar, m2, gamma, sig2, per_sample, unbiased, var_floor):
+def _observed_variance(n, m2, p, pool, unbiased, nu0):
+    """Eq 17's observed pair variance: unbiased (eq 7) or ML (``m2 / n``), shrunk with ``nu0 > 0``; the
+    pooled variance below two samples."""
+    if unbiased or n[p] < 2:
+        return pair_variance(n, m2, p, pool, nu0)
+    if nu0 > 0.0:
+        return (nu0 * pool + m2[p]) / (nu0 + n[p])
+    return m2[p] / n[p]
+
+
+@_njit
+def intransitivity_index(K, pidx, n, xbar, m2, gamma, sig2, per_sample, unbiased, var_floor, nu0=0.0):
     """Eq 17 with eq 19's Gaussian KL, observed vs fitted-model score distributions.
 
     Observed ``S^_i``: mean ``sum_j xbar_ij``, variance ``sum_j v_ij`` with ``v`` the biased (ML, /n)
     sample variance, or the unbiased one when ``unbiased``. Model ``S*_i``: mean ``sum_j (gamma_i -
     gamma_j)``, variance ``sum_j sig2_ij``. With ``per_sample`` the variances are those of one sample per
-    pair; otherwise each term is divided by ``n_ij`` (the score posteriors of eq 9).
+    pair; otherwise each term is divided by ``n_ij`` (the score posteriors of eq 9). With a variance prior
+    ``nu0 > 0`` the observed variances are shrunk as the fit's are (module docstring).
     """
     pool = data_scale2(n, xbar, m2)
     floor = var_floor * pool
@@ -518,7 +577,7 @@ def intransitivity_index(K, pidx, n, xbar, m2, gamma, sig2, per_sample, unbiased
     p = 0
     for i in range(K):
         for j in range(i + 1, K):
-            v = pair_variance(n, m2, p, pool) if unbiased or n[p] < 2 else m2[p] / n[p]
+            v = _observed_variance(n, m2, p, pool, unbiased, nu0)
             if v < floor:
                 v = floor
             w = sig2[p]
@@ -542,11 +601,12 @@ def intransitivity_index(K, pidx, n, xbar, m2, gamma, sig2, per_sample, unbiased
 
 
 @_njit
-def ml_decide(K, k, pidx, pi, pj, n, nc, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, mu, var):
+def ml_decide(K, k, pidx, pi, pj, n, nc, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, mu, var,
+              nu0=0.0):
     """One ML-POCBAm decision (Table 1): fit, eq 9 posteriors, c, AEPCS argmax. Returns (pair, c, iters).
 
     The fit uses the samples seen (``n``); the posteriors and eq 13 count pending ones too (``nc``)."""
-    iters = fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter)
+    iters = fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0)
     p, c = ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var)
     return p, c, iters
 
@@ -560,15 +620,15 @@ def ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var):
 
 @_njit
 def hybrid_decide(K, k, pidx, pi, pj, n, nc, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter,
-                  mu, var, pvar, per_sample, unbiased, threshold_ii):
+                  mu, var, pvar, per_sample, unbiased, threshold_ii, nu0=0.0):
     """Hybrid decision: fit, II; POCBAm's choice while II > threshold, else ML-POCBAm's.
 
     Returns (pair, II, mode, iters) with mode 1 = ML-POCBAm, 2 = POCBAm. ``n`` and ``nc`` as in
     ``ml_decide`` (the II describes the samples seen)."""
-    iters = fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter)
-    ii = intransitivity_index(K, pidx, n, xbar, m2, gamma, sig2, per_sample, unbiased, var_floor)
+    iters = fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0)
+    ii = intransitivity_index(K, pidx, n, xbar, m2, gamma, sig2, per_sample, unbiased, var_floor, nu0)
     if ii > threshold_ii:
-        p, c = pocbam_decide(K, k, pidx, pi, pj, n, nc, xbar, m2, var_floor, mu, var, pvar)
+        p, c = pocbam_decide(K, k, pidx, pi, pj, n, nc, xbar, m2, var_floor, mu, var, pvar, nu0)
         return p, ii, 2, iters
     p, c = ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var)
     return p, ii, 1, iters
@@ -755,18 +815,18 @@ def choose_pair_scan_w(mu, var, pvar, n, pi, pj, wa, wb, k):
 
 
 @_njit
-def pocbam_decide_w(k, pi, pj, wa, wb, n, nc, xbar, m2, var_floor, mu, var, pvar):
+def pocbam_decide_w(k, pi, pj, wa, wb, n, nc, xbar, m2, var_floor, mu, var, pvar, nu0=0.0):
     """``pocbam_decide`` for weighted scores: posterior ``N(sum_j w_ij xbar_ij, sum_j w_ij^2 s2_ij / n_ij)``
     of each candidate, AEPCS over the candidates. Returns (pair, c)."""
     pool = data_scale2(n, xbar, m2)
-    sample_variances(n, m2, var_floor * pool, pool, pvar)
+    sample_variances(n, m2, var_floor * pool, pool, pvar, nu0)
     wscore_means(pi, pj, wa, wb, xbar, mu)
     wscore_variances(pi, pj, wa, wb, nc, pvar, var)
     return choose_pair_w(mu, var, pvar, nc, pi, pj, wa, wb, k)
 
 
 @_njit
-def init_graph(pi, pj, degree, n, xbar, m2, floor, pool, gamma, sig2):
+def init_graph(pi, pj, degree, n, xbar, m2, floor, pool, gamma, sig2, nu0=0.0):
     """Eqs 6-7 on the comparison graph of the active pairs: ``gamma_i = B_i / (d_i + 1) - B_0 / (d_0 + 1)``
     with ``B_i`` the sum of i's sample means and ``d_i`` its number of pairs (on the complete graph, where
     ``d_i + 1 = K``, this is eq 6 computed as ``init_eq67`` does); ``sig2`` the eq 7 sample variances."""
@@ -781,17 +841,17 @@ def init_graph(pi, pj, degree, n, xbar, m2, floor, pool, gamma, sig2):
     for i in range(K):
         di = degree[i] + 1.0
         gamma[i] = (gamma[i] - di / d0 * b0) / di
-    sample_variances(n, m2, floor, pool, sig2)
+    sample_variances(n, m2, floor, pool, sig2, nu0)
 
 
 @_njit
-def fit_graph(K, pidx, pi, pj, degree, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter):
+def fit_graph(K, pidx, pi, pj, degree, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0=0.0):
     """``fit_thurstone`` on the active pairs (pairs never sampled are not in ``pi``, ``pj`` and so not in
     the likelihood), started from ``init_graph`` when ``init``. The fit needs a connected graph."""
     if init:
         pool = data_scale2(n, xbar, m2)
-        init_graph(pi, pj, degree, n, xbar, m2, var_floor * pool, pool, gamma, sig2)
-    return fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, False, var_floor, fit_tol, max_iter)
+        init_graph(pi, pj, degree, n, xbar, m2, var_floor * pool, pool, gamma, sig2, nu0)
+    return fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, False, var_floor, fit_tol, max_iter, nu0)
 
 
 @_njit
@@ -824,17 +884,17 @@ def ml_choose_w(k, pi, pj, wa, wb, colw, use_col, nc, gamma, sig2, mu, var):
 
 @_njit
 def ml_decide_w(K, k, pidx, pi, pj, degree, wa, wb, colw, use_col, n, nc, xbar, m2, gamma, sig2, init, var_floor,
-                fit_tol, max_iter, mu, var):
+                fit_tol, max_iter, mu, var, nu0=0.0):
     """``ml_decide`` for weighted scores: the fit over all K alternatives on the active pairs, then the
     candidates' eq 9 posteriors and AEPCS. Returns (pair, c, iters)."""
-    iters = fit_graph(K, pidx, pi, pj, degree, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter)
+    iters = fit_graph(K, pidx, pi, pj, degree, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0)
     p, c = ml_choose_w(k, pi, pj, wa, wb, colw, use_col, nc, gamma, sig2, mu, var)
     return p, c, iters
 
 
 @_njit
 def intransitivity_index_w(pi, pj, wa, wb, colw, use_col, n, xbar, m2, gamma, sig2, per_sample, unbiased,
-                           var_floor, mu):
+                           var_floor, mu, nu0=0.0):
     """Eq 17 over the K_c candidates (``mu.size``; a work array) for weighted scores.
 
     Observed ``S^_i``: mean ``sum_j w_ij xbar_ij``, variance ``sum_j w_ij^2 v_ij``; model ``S*_i``: mean
@@ -847,7 +907,7 @@ def intransitivity_index_w(pi, pj, wa, wb, colw, use_col, n, xbar, m2, gamma, si
     vo = np.zeros(Kc)
     vm = np.zeros(Kc)
     for p in range(pi.size):
-        v = pair_variance(n, m2, p, pool) if unbiased or n[p] < 2 else m2[p] / n[p]
+        v = _observed_variance(n, m2, p, pool, unbiased, nu0)
         if v < floor:
             v = floor
         w = sig2[p]
@@ -876,13 +936,13 @@ def intransitivity_index_w(pi, pj, wa, wb, colw, use_col, n, xbar, m2, gamma, si
 
 @_njit
 def hybrid_decide_w(K, k, pidx, pi, pj, degree, wa, wb, colw, use_col, n, nc, xbar, m2, gamma, sig2, init,
-                    var_floor, fit_tol, max_iter, mu, var, pvar, per_sample, unbiased, threshold_ii):
+                    var_floor, fit_tol, max_iter, mu, var, pvar, per_sample, unbiased, threshold_ii, nu0=0.0):
     """``hybrid_decide`` for weighted scores. Returns (pair, II, mode, iters)."""
-    iters = fit_graph(K, pidx, pi, pj, degree, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter)
+    iters = fit_graph(K, pidx, pi, pj, degree, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0)
     ii = intransitivity_index_w(pi, pj, wa, wb, colw, use_col, n, xbar, m2, gamma, sig2, per_sample, unbiased,
-                                var_floor, mu)
+                                var_floor, mu, nu0)
     if ii > threshold_ii:
-        p, c = pocbam_decide_w(k, pi, pj, wa, wb, n, nc, xbar, m2, var_floor, mu, var, pvar)
+        p, c = pocbam_decide_w(k, pi, pj, wa, wb, n, nc, xbar, m2, var_floor, mu, var, pvar, nu0)
         return p, ii, 2, iters
     p, c = ml_choose_w(k, pi, pj, wa, wb, colw, use_col, nc, gamma, sig2, mu, var)
     return p, ii, 1, iters

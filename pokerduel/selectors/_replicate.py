@@ -38,35 +38,36 @@ def _mark(scores, k, truth, tops, c):
 
 @_njit
 def bayes_run(method, K, k, n0, pi, pj, pidx, mu, sd, key, checkpoints, truth, var_floor, fit_tol, max_iter,
-              warm_start, threshold, per_sample, unbiased, want_ii, success, ii, tops):
+              warm_start, threshold, per_sample, unbiased, want_ii, success, ii, tops, var_prior=0.0):
     """One replication of ``method`` up to ``checkpoints[-1]`` samples (checkpoints increasing).
 
     Pair ``p`` (``pi[p] < pj[p]``) is sampled as ``mu[p] + sd[p] * normal_at(stream_key(key, p), n_p)``.
     ``success[c]`` is 1 when the answer after ``checkpoints[c]`` samples is the true top-k (``truth`` is a
     0/1 mask); ``ii[c]`` the intransitivity index (eq 17) of the fit at that point for ML-POCBAm and the
     hybrid when ``want_ii`` (NaN otherwise and before the warm-up ends); ``tops[c]`` the answer itself when
-    ``tops`` has a row per checkpoint (pass an empty ``(0, k)`` array to skip)."""
+    ``tops`` has a row per checkpoint (pass an empty ``(0, k)`` array to skip). ``var_prior``: the selectors'
+    option of that name, the weight of the pair variances' prior (``_kernels``; 0 = none, the paper's methods)."""
     no_table = np.empty((0, 0))
     ml_share = np.empty(checkpoints.size)
     _bayes(method, K, k, n0, pi, pj, pidx, mu, sd, key, no_table, checkpoints, truth, var_floor, fit_tol, max_iter,
-           warm_start, threshold, per_sample, unbiased, want_ii, success, ii, ml_share, tops)
+           warm_start, threshold, per_sample, unbiased, want_ii, success, ii, ml_share, tops, var_prior)
 
 
 @_njit
 def bayes_run_table(method, K, k, n0, pi, pj, pidx, table, checkpoints, truth, var_floor, fit_tol, max_iter,
-                    warm_start, threshold, per_sample, unbiased, want_ii, success, ii, ml_share, tops):
+                    warm_start, threshold, per_sample, unbiased, want_ii, success, ii, ml_share, tops, var_prior=0.0):
     """``bayes_run`` on recorded samples: the t-th sample of pair ``p`` is ``table[p, t]`` (``pi[p]``'s view;
     each row must hold at least the samples the run asks of it: ``checkpoints[-1]`` always suffice).
     ``ml_share[c]`` is the hybrid's fraction of decisions made in ML-POCBAm mode up to ``checkpoints[c]``
     (NaN for the other methods and before the first decision)."""
     _bayes(method, K, k, n0, pi, pj, pidx, pi.astype(np.float64), pi.astype(np.float64), np.uint64(0), table,
            checkpoints, truth, var_floor, fit_tol, max_iter, warm_start, threshold, per_sample, unbiased, want_ii,
-           success, ii, ml_share, tops)
+           success, ii, ml_share, tops, var_prior)
 
 
 @_njit
 def _bayes(method, K, k, n0, pi, pj, pidx, mu, sd, key, table, checkpoints, truth, var_floor, fit_tol, max_iter,
-           warm_start, threshold, per_sample, unbiased, want_ii, success, ii, ml_share, tops):
+           warm_start, threshold, per_sample, unbiased, want_ii, success, ii, ml_share, tops, nu0):
     """The loop of ``bayes_run``: samples from ``table`` when it has rows, else from the counter streams."""
     P = pi.size
     budget = checkpoints[checkpoints.size - 1]
@@ -98,32 +99,32 @@ def _bayes(method, K, k, n0, pi, pj, pidx, mu, sd, key, table, checkpoints, trut
         else:
             init = not (warm_start and fitted)
             if method == POCBAM:
-                p, cc = kern.pocbam_decide(K, k, pidx, pi, pj, n, n, xbar, m2, var_floor, mus, var, pvar)
+                p, cc = kern.pocbam_decide(K, k, pidx, pi, pj, n, n, xbar, m2, var_floor, mus, var, pvar, nu0)
             elif method == ML:
                 if t < budget:
                     p, cc, it = kern.ml_decide(K, k, pidx, pi, pj, n, n, xbar, m2, gamma, sig2, init, var_floor,
-                                               fit_tol, max_iter, mus, var)
+                                               fit_tol, max_iter, mus, var, nu0)
                 else:
                     kern.fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol,
-                                       max_iter)
+                                       max_iter, nu0)
                     kern.model_posterior(K, pidx, n, gamma, sig2, mus, var)
                 fitted = True
                 if cp and want_ii:
                     ii_t = kern.intransitivity_index(K, pidx, n, xbar, m2, gamma, sig2, per_sample, unbiased,
-                                                     var_floor)
+                                                     var_floor, nu0)
             else:
                 if t < budget:
                     p, ii_t, mode, it = kern.hybrid_decide(K, k, pidx, pi, pj, n, n, xbar, m2, gamma, sig2, init,
                                                            var_floor, fit_tol, max_iter, mus, var, pvar,
-                                                           per_sample, unbiased, threshold)
+                                                           per_sample, unbiased, threshold, nu0)
                     decisions += 1
                     ml_decisions += mode == 1
                     now, now_ml = 1, mode == 1
                 else:
                     kern.fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol,
-                                       max_iter)
+                                       max_iter, nu0)
                     ii_t = kern.intransitivity_index(K, pidx, n, xbar, m2, gamma, sig2, per_sample, unbiased,
-                                                     var_floor)
+                                                     var_floor, nu0)
                     if ii_t > threshold:
                         kern.borda_means(K, pidx, xbar, mus)
                     else:

@@ -22,6 +22,15 @@ The paper's methods need a sample variance per pair, so ``n0 >= 2`` there. ``n0 
 budget of fewer than two samples per pair, as in a large evolving population): a pair with one sample
 then has the **pooled variance** (``_kernels`` module docstring), held fixed in the fit until the pair
 has two samples.
+
+**Variance prior** (``var_prior = nu0``, default 0: the paper's methods, unchanged). A pair whose few
+samples happen to be equal has sample variance 0 and looks certain, so the paper's methods never sample
+it again (on poker a +-20,000-chip pair does this after three equal warm-up deals, ``docs/results/fig8.md``).
+With ``nu0 > 0`` every pair variance is shrunk toward the pooled variance ``s2_pool`` as if the pair had
+``nu0`` more samples spread like the population's pairs: POCBAm uses ``(nu0 s2_pool + (n - 1) s2_ij) /
+(nu0 + n - 1)`` (the conjugate scaled-inverse-chi-square posterior scale), the Thurstone fit adds the same
+pseudo-samples to eq 4 (``sigma2_ij = (nu0 s2_pool + n (s2b_ij + r_ij^2)) / (nu0 + n)`` given gamma), and
+the intransitivity index shrinks its observed variances alike (``_kernels`` module docstring).
 """
 
 from __future__ import annotations
@@ -47,15 +56,23 @@ def _check_positive(value, what):
     return float(value)
 
 
+def check_var_prior(value) -> float:
+    """``var_prior`` as a float: a finite number >= 0 (0: no prior, the paper's methods)."""
+    if not _is_number(value) or not np.isfinite(value) or value < 0:
+        raise ValueError(f"var_prior (the prior weight nu0, in pseudo-samples, of the pooled variance in each pair "
+                         f"variance) must be a finite number >= 0 (0: none, the paper's method), got {value!r}")
+    return float(value)
+
+
 def _pocbam_choice(sel, counts) -> tuple[int, float]:
     """POCBAm's decision for selector ``sel`` (with its ``var_floor`` and work arrays) with posterior counts
     ``counts``; also fills ``sel._mu``, ``sel._var`` (the score posteriors) and ``sel._pvar``."""
     sw = sel.score_weights
     if sw is None:
         return kern.pocbam_decide(sel.K, sel.k, sel.pidx, sel.pi, sel.pj, sel.n, counts, sel.xbar, sel.m2,
-                                  sel.var_floor, sel._mu, sel._var, sel._pvar)
+                                  sel.var_floor, sel._mu, sel._var, sel._pvar, sel.var_prior)
     return kern.pocbam_decide_w(sel.k, sel.pi, sel.pj, sw.wa, sw.wb, sel.n, counts, sel.xbar, sel.m2, sel.var_floor,
-                                sel._mu, sel._var, sel._pvar)
+                                sel._mu, sel._var, sel._pvar, sel.var_prior)
 
 
 class Uniform(Selector):
@@ -81,6 +98,9 @@ class POCBAm(Selector):
     var_floor : pair variances are floored at ``var_floor`` times the mean pair sample variance (a pair
         whose samples were all equal would otherwise have zero variance and an infinite z-score).
         Default ``1e-12``: only exactly degenerate pairs are affected.
+    var_prior : prior weight ``nu0 >= 0`` (pseudo-samples) of the pooled variance in each pair variance:
+        ``s2_ij = (nu0 s2_pool + (n_ij - 1) s2_sample) / (nu0 + n_ij - 1)`` (module docstring). Default 0:
+        the paper's eq 7 sample variance.
     """
 
     name = "pocbam"
@@ -88,9 +108,10 @@ class POCBAm(Selector):
     supports_weights = True
 
     def __init__(self, oracle, k, budget, *, n0=3, rng=None, lag=0, candidates=None, weights=None,
-                 var_floor: float = 1e-12):
+                 var_floor: float = 1e-12, var_prior: float = 0.0):
         super().__init__(oracle, k, budget, n0=n0, rng=rng, lag=lag, candidates=candidates, weights=weights)
         self.var_floor = _check_positive(var_floor, "var_floor")
+        self.var_prior = check_var_prior(var_prior)
         self._mu = np.empty(self.candidates)
         self._var = np.empty(self.candidates)
         self._pvar = np.empty(self.pi.size)
@@ -129,6 +150,10 @@ class MLPOCBAm(Selector):
         current sample counts, pending ones included; the hybrid's POCBAm mode also uses the current
         sample statistics. A refit costs most of a decision (a Newton solve in K - 1 unknowns); this
         divides that cost by ``refit_every`` where a large population makes it dominate.
+    var_prior : prior weight ``nu0 >= 0`` (pseudo-samples) of the pooled variance in each pair variance
+        (module docstring): the fit maximises eq 4 plus ``nu0`` pseudo-samples per pair, so ``sigma2_ij =
+        (nu0 s2_pool + n_ij (s2b_ij + r_ij^2)) / (nu0 + n_ij)`` given gamma, and the hybrid's POCBAm mode
+        and II use the shrunk variances too. Default 0: the paper's eq 4.
 
     The maximiser of eq 4 (``_kernels.fit_thurstone``): given gamma, each ``sigma2_ij`` has the
     closed-form maximiser ``s2b_ij + (xbar_ij - gamma_i + gamma_j)^2`` (eq 5 = 0), so the fit maximises
@@ -145,7 +170,7 @@ class MLPOCBAm(Selector):
 
     def __init__(self, oracle, k, budget, *, n0=3, rng=None, lag=0, candidates=None, weights=None,
                  warm_start: bool = True, fit_tol: float = 1e-8, max_iter: int = 200, var_floor: float = 1e-12,
-                 refit_every: int = 1):
+                 refit_every: int = 1, var_prior: float = 0.0):
         super().__init__(oracle, k, budget, n0=n0, rng=rng, lag=lag, candidates=candidates, weights=weights)
         sw = self.score_weights
         if sw is not None and not connected(self.K, self.pi, self.pj):
@@ -164,6 +189,7 @@ class MLPOCBAm(Selector):
             raise ValueError(f"max_iter must be an integer >= 1, got {max_iter!r}")
         self.max_iter = int(max_iter)
         self.var_floor = _check_positive(var_floor, "var_floor")
+        self.var_prior = check_var_prior(var_prior)
         if isinstance(refit_every, bool) or not isinstance(refit_every, (int, np.integer)) or refit_every < 1:
             raise ValueError(f"refit_every must be an integer >= 1, got {refit_every!r}")
         self.refit_every = int(refit_every)
@@ -216,12 +242,12 @@ class MLPOCBAm(Selector):
         if sw is None:
             p, self.last_c, iters = kern.ml_decide(
                 self.K, self.k, self.pidx, self.pi, self.pj, self.n, self._counts, self.xbar, self.m2, self._dgamma,
-                self._dsig2, init, self.var_floor, self.fit_tol, self.max_iter, self._mu, self._var)
+                self._dsig2, init, self.var_floor, self.fit_tol, self.max_iter, self._mu, self._var, self.var_prior)
         else:
             p, self.last_c, iters = kern.ml_decide_w(
                 self.K, self.k, self.pidx, self.pi, self.pj, sw.degree, sw.wa, sw.wb, self._colw, self._use_col,
                 self.n, self._counts, self.xbar, self.m2, self._dgamma, self._dsig2, init, self.var_floor,
-                self.fit_tol, self.max_iter, self._mu, self._var)
+                self.fit_tol, self.max_iter, self._mu, self._var, self.var_prior)
         self._adopt_decision_fit(iters)
         return int(p)
 
@@ -240,11 +266,11 @@ class MLPOCBAm(Selector):
             if sw is None:
                 iters = kern.fit_thurstone(self.K, self.pidx, self.pi, self.pj, self.n, self.xbar, self.m2,
                                            self.gamma, self.sig2, self._init_flag(), self.var_floor, self.fit_tol,
-                                           self.max_iter)
+                                           self.max_iter, self.var_prior)
             else:
                 iters = kern.fit_graph(self.K, self.pidx, self.pi, self.pj, sw.degree, self.n, self.xbar, self.m2,
                                        self.gamma, self.sig2, self._init_flag(), self.var_floor, self.fit_tol,
-                                       self.max_iter)
+                                       self.max_iter, self.var_prior)
             self._note_fit(iters)
         return self.gamma.copy(), self.sig2.copy()
 
@@ -261,7 +287,7 @@ class MLPOCBAm(Selector):
         return self._mu.copy(), self._var.copy()
 
     def log_likelihood(self) -> float:
-        """Eq 4 at the current fit (over the pairs that are played)."""
+        """Eq 4 at the current fit (over the pairs that are played; without the ``var_prior`` pseudo-samples)."""
         self.fit()
         if self.score_weights is not None:
             return float(kern.log_likelihood_pairs(self.pi, self.pj, self.n, self.xbar, self.m2, self.gamma,
@@ -326,12 +352,13 @@ class HybridMLPOCBAm(MLPOCBAm):
             p, ii, mode, iters = kern.hybrid_decide(
                 self.K, self.k, self.pidx, self.pi, self.pj, self.n, self._counts, self.xbar, self.m2, self._dgamma,
                 self._dsig2, init, self.var_floor, self.fit_tol, self.max_iter, self._mu, self._var, self._pvar,
-                per_sample, unbiased, self.threshold)
+                per_sample, unbiased, self.threshold, self.var_prior)
         else:
             p, ii, mode, iters = kern.hybrid_decide_w(
                 self.K, self.k, self.pidx, self.pi, self.pj, sw.degree, sw.wa, sw.wb, self._colw, self._use_col,
                 self.n, self._counts, self.xbar, self.m2, self._dgamma, self._dsig2, init, self.var_floor,
-                self.fit_tol, self.max_iter, self._mu, self._var, self._pvar, per_sample, unbiased, self.threshold)
+                self.fit_tol, self.max_iter, self._mu, self._var, self._pvar, per_sample, unbiased, self.threshold,
+                self.var_prior)
         self._adopt_decision_fit(iters)
         self._dii, self._dmode = ii, mode
         self.ii_trace[self.used] = ii
@@ -346,10 +373,10 @@ class HybridMLPOCBAm(MLPOCBAm):
             return float(kern.intransitivity_index_w(self.pi, self.pj, sw.wa, sw.wb, self._colw, self._use_col,
                                                      self.n, self.xbar, self.m2, self.gamma, self.sig2,
                                                      self.ii_scale == "sample", self.ii_variance == "unbiased",
-                                                     self.var_floor, np.empty(self.candidates)))
+                                                     self.var_floor, np.empty(self.candidates), self.var_prior))
         return float(kern.intransitivity_index(self.K, self.pidx, self.n, self.xbar, self.m2, self.gamma,
                                                self.sig2, self.ii_scale == "sample",
-                                               self.ii_variance == "unbiased", self.var_floor))
+                                               self.ii_variance == "unbiased", self.var_floor, self.var_prior))
 
     def scores(self) -> np.ndarray:
         if self.used < self.warmup:

@@ -229,7 +229,7 @@ def compiled_params(s) -> dict:
     return dict(n0=s.n0, var_floor=getattr(s, "var_floor", 1e-12), fit_tol=getattr(s, "fit_tol", 1e-8),
                 max_iter=getattr(s, "max_iter", 1), warm_start=getattr(s, "warm_start", True),
                 threshold=getattr(s, "threshold", 1.0), per_sample=getattr(s, "ii_scale", "sample") == "sample",
-                unbiased=getattr(s, "ii_variance", "ml") == "unbiased")
+                unbiased=getattr(s, "ii_variance", "ml") == "unbiased", var_prior=getattr(s, "var_prior", 0.0))
 
 
 def _fast_params(cfg: StudyConfig, method: str, oracle) -> dict | None:
@@ -280,7 +280,7 @@ def _run_block(cfg: StudyConfig, r0: int, r1: int) -> dict:
                     _replicate.bayes_run(
                         _FAST[m], K, k, q["n0"], pi, pj, pidx, oracle._mu, oracle._sd, oracle.noise_key, budgets, mask,
                         q["var_floor"], q["fit_tol"], q["max_iter"], q["warm_start"], q["threshold"], q["per_sample"],
-                        q["unbiased"], ii is not None, row, iirow, no_tops)
+                        q["unbiased"], ii is not None, row, iirow, no_tops, q["var_prior"])
                     if ii is not None:
                         ii[r - r0] = iirow
                 elif m == "select-top":
