@@ -6,6 +6,7 @@ differences and where the curves cross) and the full results to ``runs/fig2<pane
     python scripts/fig2.py                          # all panels, 10,000 replications for (a) and (b)
     python scripts/fig2.py --panels a --reps 10000  # Fig 2a in full, timed (the 5-minute target)
     python scripts/fig2.py --panels c --reps-c 100  # (c) costs ~30 s a replication: reduced count
+    python scripts/fig2.py --panels a --var-prior 2 # POCBAm and ML-POCBAm with var_prior = 2: fig2a-vp2.*
 
 The paper's budgets: 1,000 samples for K = 10 and 30,000 for K = 100, the first 3 samples of every pair
 as warm-up for the OCBA methods; SELECT/TOP's budget is varied through its repetitions per match.
@@ -73,13 +74,15 @@ def plot(res, maj, path, title):
     plt.close(fig)
 
 
-def run_panel(panel, reps, workers, seed, law, out_dir, runs_dir, replot=False):
+def run_panel(panel, reps, workers, seed, law, out_dir, runs_dir, replot=False, var_prior=0.0):
     K, k, top, step = PANELS[panel]
-    suffix = "" if law == "variance" else "-sd"
+    suffix = ("" if law == "variance" else "-sd") + (f"-vp{var_prior:g}" if var_prior else "")
+    # the variance prior (docs/selectors.md): POCBAm's and ML-POCBAm's pair variances shrunk toward the pooled one
+    options = {m: {"var_prior": var_prior} for m in ("pocbam", "ml-pocbam")} if var_prior else {}
     h5 = os.path.join(runs_dir, f"fig2{panel}{suffix}.h5")
     grid, st_grid = budgets(K, k, top, step)
     cfg = StudyConfig(K=K, k=k, budgets=grid, methods=METHODS, problems=("thurstone",), replications=reps,
-                      seed=seed, variance_law=law, own_budgets={"select-top": st_grid})
+                      seed=seed, variance_law=law, own_budgets={"select-top": st_grid}, options=options)
     res = run_or_load(cfg, h5, workers=workers, replot=replot, label=f"fig 2{panel}")
     if replot:
         reps, seed, workers = res.config.replications, res.config.seed, res.workers
@@ -94,12 +97,15 @@ def run_panel(panel, reps, workers, seed, law, out_dir, runs_dir, replot=False):
                               replications=reps, seed=seed, variance_law=law,
                               options={"select-top": {"decide": "majority"}})
         maj = run_or_load(maj_cfg, h5m, workers=workers, replot=replot, label=f"fig 2{panel}, majority")
-    law_text = "sigma^2 ~ U[0,1]" if law == "variance" else "sigma ~ U[0,1]"
+    law_text = ("sigma^2 ~ U[0,1]" if law == "variance" else "sigma ~ U[0,1]") + \
+        (f", POCBAm and ML-POCBAm with var_prior {var_prior:g}" if var_prior else "")
     plot(res, maj, os.path.join(out_dir, f"fig2{panel}{suffix}.png"),
-         f"Fig 2{panel}: top {k} of {K}, Thurstone ({law_text}), {reps} replications, seed {seed}, 95% Wilson intervals")
+         f"Fig 2{panel}: top {k} of {K}, Thurstone ({law_text}), {reps} replications, seed {seed}, "
+         "95% Wilson intervals")
     lines = [f"# Fig 2{panel}: top {k} of {K}, Thurstone, {law_text}", "",
              f"`python scripts/fig2.py --panels {panel} --reps{'-c' if panel == 'c' else ''} {reps} --seed {seed}"
-             f"{' --variance-law sd' if law == 'sd' else ''}`: {reps} replications (paper: 10,000), "
+             f"{' --variance-law sd' if law == 'sd' else ''}{f' --var-prior {var_prior:g}' if var_prior else ''}`: "
+             f"{reps} replications (paper: 10,000), "
              f"{wall:.0f} s wall on {workers} workers (a shared 2-core machine).", "",
              "Success rate [95% Wilson interval] at selected budgets (SELECT/TOP is measured at its own budgets; "
              "'at' marks the nearest one below):", "", markdown_table(res, TABLE[panel]), ""]
@@ -141,13 +147,19 @@ def main():
     ap.add_argument("--out-dir", default="docs/results")
     ap.add_argument("--runs-dir", default="runs")
     ap.add_argument("--replot", action="store_true", help="redraw the PNG and table from runs/fig2*.h5")
+    ap.add_argument("--var-prior", type=float, default=0.0, metavar="NU0",
+                    help="var_prior of POCBAm and ML-POCBAm (the pooled variance's weight in each pair variance, in "
+                         "pseudo-samples; 0: the paper's methods). Files get the suffix -vpNU0.")
     args = ap.parse_args()
+    if not args.var_prior >= 0:
+        ap.error(f"--var-prior must be >= 0, got {args.var_prior}")
     os.makedirs(args.out_dir, exist_ok=True)
     for panel in args.panels.replace(",", ""):
         if panel not in PANELS:
             ap.error(f"unknown panel {panel!r}; panels: a, b, c")
         reps = args.reps_c if panel == "c" else args.reps
-        run_panel(panel, reps, args.workers, args.seed, args.variance_law, args.out_dir, args.runs_dir, args.replot)
+        run_panel(panel, reps, args.workers, args.seed, args.variance_law, args.out_dir, args.runs_dir, args.replot,
+                  args.var_prior)
     return 0
 
 

@@ -8,6 +8,8 @@ off in seconds). The full results go to ``runs/fig8-*.h5`` (checkpointed: an int
     python scripts/fig8.py                          # replay: 500 replications, budgets to 10,000
     python scripts/fig8.py --live-reps 100          # live: 100 replications, budgets to 2,000
     python scripts/fig8.py --replot
+    python scripts/fig8.py --var-prior 2 --live-reps 0   # POCBAm, ML-POCBAm, hybrid with var_prior = 2:
+                                                         # runs/fig8-replay-vp2.h5, docs/results/fig8-vp2-*
 """
 
 from __future__ import annotations
@@ -20,9 +22,27 @@ import time
 import numpy as np
 
 from pokerduel.parallel import get_backend
-from pokerduel.poker_study import PokerStudyConfig, PokerStudyResult, default_budgets, markdown_table, run_poker_study
+from pokerduel.poker_study import (
+    HYBRID_THRESHOLD,
+    PokerStudyConfig,
+    PokerStudyResult,
+    default_budgets,
+    markdown_table,
+    run_poker_study,
+)
 
 TRUTH = "data/ground_truth_10x10_seed1.h5"
+#: the methods that take the variance prior (``var_prior``, docs/selectors.md)
+VAR_PRIOR_METHODS = ("pocbam", "ml-pocbam", "hybrid")
+
+
+def study_options(var_prior: float) -> dict:
+    """Fig 8's selector options: the hybrid's threshold, and ``var_prior`` for the methods that take it."""
+    opts = {"hybrid": {"threshold": HYBRID_THRESHOLD}}
+    if var_prior:
+        for m in VAR_PRIOR_METHODS:
+            opts.setdefault(m, {})["var_prior"] = var_prior
+    return opts
 
 
 def run(cfg: PokerStudyConfig, path: str, workers: int, replot: bool, label: str) -> PokerStudyResult:
@@ -39,16 +59,29 @@ def run(cfg: PokerStudyConfig, path: str, workers: int, replot: bool, label: str
     return res
 
 
-def report(replay: PokerStudyResult, live: PokerStudyResult | None, out_dir: str) -> str:
+def plot_title(res: PokerStudyResult, var_prior: float) -> str | None:
+    """The Fig 8 plot's title with the variance prior named (``None``: the default title)."""
+    if not var_prior:
+        return None
+    cfg = res.config
+    return (f"top {cfg.k} of {res.K} poker players, {cfg.oracle} oracle, {cfg.replications} replications, seed "
+            f"{cfg.seed}, var_prior {var_prior:g} (POCBAm, ML-POCBAm, hybrid), 95% Wilson intervals")
+
+
+def report(replay: PokerStudyResult, live: PokerStudyResult | None, out_dir: str, tag: str = "") -> str:
     lines = ["# Fig 8: top 4 of 10 poker players (core paper §7)", ""]
+    vp = replay.config.options.get("pocbam", {}).get("var_prior", 0)
+    if vp:
+        lines += [f"POCBAm, ML-POCBAm and the hybrid with the variance prior `var_prior = {vp:g}`.", ""]
     for res, name in ((replay, "replay"), (live, "live")):
         if res is None:
             continue
         cfg = res.config
+        vp_opt = f" --var-prior {vp:g}" if vp else ""
         lines += [f"## {name} oracle: {cfg.replications} replications per population, seed {cfg.seed}", "",
                   f"`pokerduel study poker --ground-truth {TRUTH} --oracle {name} --reps {cfg.replications} "
-                  f"--budgets {','.join(map(str, cfg.budgets))}` ({res.seconds:.0f} s, {res.backend}).",
-                  "", f"![Fig 8, {name}](fig8-{name}.png)", "",
+                  f"--seed {cfg.seed} --budgets {','.join(map(str, cfg.budgets))}{vp_opt}` ({res.seconds:.0f} s, "
+                  f"{res.backend}).", "", f"![Fig 8, {name}](fig8{tag}-{name}.png)", "",
                   "Success rate averaged over the 10 populations:", "",
                   "| method | " + " | ".join(str(b) for b in res.budgets[(res.populations()[0], 'uniform')]) + " |",
                   "|---|" + "---|" * len(res.budgets[(res.populations()[0], 'uniform')])]
@@ -74,7 +107,8 @@ def report(replay: PokerStudyResult, live: PokerStudyResult | None, out_dir: str
                   f"ML-POCBAm mode per population: {', '.join(f'{x:.2f}' for x in ml)}.", ""]
         lines += ["Wall-clock (selector time measured, sample cost "
                   f"{res.deal_cost * 1e6:,.0f} µs per deal): break-even cost per sample against uniform", "",
-                  "| method | level | budget | uniform's budget | break-even µs/sample | reading |", "|---|---|---|---|---|---|"]
+                  "| method | level | budget | uniform's budget | break-even µs/sample | reading |",
+                  "|---|---|---|---|---|---|"]
         for m in cfg.methods:
             if m == "uniform":
                 continue
@@ -82,7 +116,7 @@ def report(replay: PokerStudyResult, live: PokerStudyResult | None, out_dir: str
                 c = row["break_even_cost"]
                 lines.append(f"| {m} | {row['level']} | {row['budget']} | {row['uniform_budget']} | "
                              f"{'–' if c is None else f'{c * 1e6:,.1f}'} | {row['reading']} |")
-        lines += ["", f"![wall-clock, {name}](fig8-{name}-wallclock.png)", ""]
+        lines += ["", f"![wall-clock, {name}](fig8{tag}-{name}-wallclock.png)", ""]
     return "\n".join(lines)
 
 
@@ -96,23 +130,30 @@ def main():
     ap.add_argument("--out-dir", default="docs/results")
     ap.add_argument("--runs-dir", default="runs")
     ap.add_argument("--replot", action="store_true")
+    ap.add_argument("--var-prior", type=float, default=0.0, metavar="NU0",
+                    help="var_prior of POCBAm, ML-POCBAm and the hybrid (the pooled variance's weight in each pair "
+                         "variance, in pseudo-samples; 0: the paper's methods). Files get the suffix -vpNU0.")
     args = ap.parse_args()
+    if not args.var_prior >= 0:
+        ap.error(f"--var-prior must be >= 0, got {args.var_prior}")
     t0 = time.time()
     os.makedirs(args.out_dir, exist_ok=True)
-    cfg = PokerStudyConfig(TRUTH, replications=args.reps, seed=args.seed, oracle="replay")
-    replay = run(cfg, os.path.join(args.runs_dir, "fig8-replay.h5"), args.workers, args.replot, "replay")
-    replay.plot(os.path.join(args.out_dir, "fig8-replay.png"))
-    replay.plot_wallclock(os.path.join(args.out_dir, "fig8-replay-wallclock.png"))
+    tag = f"-vp{args.var_prior:g}" if args.var_prior else ""
+    opts = study_options(args.var_prior)
+    cfg = PokerStudyConfig(TRUTH, replications=args.reps, seed=args.seed, oracle="replay", options=opts)
+    replay = run(cfg, os.path.join(args.runs_dir, f"fig8-replay{tag}.h5"), args.workers, args.replot, "replay")
+    replay.plot(os.path.join(args.out_dir, f"fig8{tag}-replay.png"), title=plot_title(replay, args.var_prior))
+    replay.plot_wallclock(os.path.join(args.out_dir, f"fig8{tag}-replay-wallclock.png"))
     live = None
-    live_path = os.path.join(args.runs_dir, "fig8-live.h5")
+    live_path = os.path.join(args.runs_dir, f"fig8-live{tag}.h5")
     if args.live_reps and (not args.replot or os.path.exists(live_path)):
         lcfg = PokerStudyConfig(TRUTH, replications=args.live_reps, seed=args.seed, oracle="live",
-                                budgets=default_budgets(10, args.live_budget, 8), block=5)
+                                budgets=default_budgets(10, args.live_budget, 8), block=5, options=opts)
         live = run(lcfg, live_path, args.workers, args.replot, "live")
-        live.plot(os.path.join(args.out_dir, "fig8-live.png"))
-        live.plot_wallclock(os.path.join(args.out_dir, "fig8-live-wallclock.png"))
-    text = report(replay, live, args.out_dir)
-    with open(os.path.join(args.out_dir, "fig8-generated.md"), "w") as fh:
+        live.plot(os.path.join(args.out_dir, f"fig8{tag}-live.png"), title=plot_title(live, args.var_prior))
+        live.plot_wallclock(os.path.join(args.out_dir, f"fig8{tag}-live-wallclock.png"))
+    text = report(replay, live, args.out_dir, tag)
+    with open(os.path.join(args.out_dir, f"fig8{tag}-generated.md"), "w") as fh:
         fh.write(text + "\n")
     print(text)
     print(f"done in {time.time() - t0:.0f} s", file=sys.stderr)

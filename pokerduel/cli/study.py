@@ -16,6 +16,23 @@ import numpy as np
 from ._outputs import check_image, check_output
 
 DEFAULT_METHODS = "uniform,pocbam,ml-pocbam,select-top"
+#: the selectors whose pair variances take the variance prior (``var_prior``, docs/selectors.md)
+VAR_PRIOR_METHODS = ("pocbam", "ml-pocbam", "hybrid")
+_VAR_PRIOR_HELP = ("Variance prior nu0 (pseudo-samples) of POCBAm, ML-POCBAm and the hybrid among --methods: each "
+                   "pair variance is shrunk toward the pooled one, (nu0 s2_pool + (n-1) s2) / (nu0 + n - 1), so "
+                   "a pair whose few samples are equal is not taken as certain. Same as --option METHOD.var_prior="
+                   "NU0 for each. [default: 0, the paper's methods]")
+
+
+def _with_var_prior(opts: dict, methods, var_prior) -> dict:
+    """``opts`` with ``var_prior`` set for the methods among ``methods`` that take it (an explicit
+    ``--option METHOD.var_prior`` wins)."""
+    if var_prior is None:
+        return opts
+    for m in methods:
+        if m in VAR_PRIOR_METHODS:
+            opts.setdefault(m, {}).setdefault("var_prior", var_prior)
+    return opts
 
 
 def _parse_options(values) -> dict:
@@ -39,7 +56,8 @@ def _parse_budgets(text: str) -> tuple[int, ...]:
     try:
         return tuple(int(x) for x in text.split(",") if x.strip())
     except ValueError:
-        raise click.BadParameter(f"{text!r} is not a comma-separated list of integers", param_hint="--budgets") from None
+        raise click.BadParameter(f"{text!r} is not a comma-separated list of integers",
+                                 param_hint="--budgets") from None
 
 
 @click.group()
@@ -59,13 +77,15 @@ def study():
               help="Largest budget (samples per replication).")
 @click.option("--points", type=click.IntRange(min=1), default=20, show_default=True,
               help="Budgets per method, evenly spaced from its warm-up to --budget (all methods use the union).")
-@click.option("--budgets", "budget_list", default=None, help="Explicit comma-separated budgets (overrides --budget, --points).")
+@click.option("--budgets", "budget_list", default=None,
+              help="Explicit comma-separated budgets (overrides --budget, --points).")
 @click.option("--reps", type=click.IntRange(min=1), default=1000, show_default=True, help="Replications.")
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True,
               help="Seed of everything (numpy SeedSequence); the results do not depend on --workers.")
 @click.option("--variance-law", type=click.Choice(["variance", "sd"]), default="variance", show_default=True,
               help="Pair variances ~ U[0,1] (the paper's text) or standard deviations ~ U[0,1].")
 @click.option("--option", "options", multiple=True, help="Selector option METHOD.NAME=VALUE, repeatable.")
+@click.option("--var-prior", type=float, default=None, metavar="NU0", help=_VAR_PRIOR_HELP)
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Processes [default: all cores].")
 @click.option("--out", type=click.Path(dir_okay=False), default="study.h5", show_default=True,
               help="HDF5 result file (written atomically; it may replace only another study).")
@@ -73,15 +93,15 @@ def study():
               help="PNG plot [default: --out with .png].")
 @click.option("--overwrite", is_flag=True, help="Replace an existing plot, or an --out that is not a study.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
-def synthetic(problems, K, k, methods, budget, points, budget_list, reps, seed, variance_law, options, workers, out,
-              plot, overwrite, as_json):
+def synthetic(problems, K, k, methods, budget, points, budget_list, reps, seed, variance_law, options, var_prior,
+              workers, out, plot, overwrite, as_json):
     """Success rate (replications whose top-k is the true one) against budget, with common random numbers."""
     import numpy as np
 
     from ..selectors.studies import StudyConfig, budget_grid, run_study
 
     method_list = tuple(m.strip() for m in methods.split(",") if m.strip())
-    opts = _parse_options(options)
+    opts = _with_var_prior(_parse_options(options), method_list, var_prior)
     workers = workers or os.cpu_count() or 1
     try:
         if budget_list is not None:
@@ -144,6 +164,7 @@ def synthetic(problems, K, k, methods, budget, points, budget_list, reps, seed, 
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="Seed of everything.")
 @click.option("--option", "options", multiple=True,
               help="Selector option METHOD.NAME=VALUE, repeatable (default hybrid.threshold=0.17).")
+@click.option("--var-prior", type=float, default=None, metavar="NU0", help=_VAR_PRIOR_HELP)
 @click.option("--backend", type=click.Choice(["serial", "multiprocess", "dask"]), default="multiprocess",
               show_default=True, help="Where the replications run.")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes [default: all cores].")
@@ -155,8 +176,8 @@ def synthetic(problems, K, k, methods, budget, points, budget_list, reps, seed, 
 @click.option("--overwrite", is_flag=True,
               help="Replace existing plots, or an output or checkpoint of another study.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
-def poker(truth_path, k, methods, budget, points, budget_list, reps, oracle, reset, pop_list, seed, options, backend,
-          workers, scheduler, out, plot, overwrite, as_json):
+def poker(truth_path, k, methods, budget, points, budget_list, reps, oracle, reset, pop_list, seed, options, var_prior,
+          backend, workers, scheduler, out, plot, overwrite, as_json):
     """Top-k selection among the players of a ground truth (core paper Fig 8), live or replayed.
 
     Success means the selector's top-k is the ground truth's (Borda) top-k. Samples are chips per
@@ -171,6 +192,7 @@ def poker(truth_path, k, methods, budget, points, budget_list, reps, oracle, res
     opts = {"hybrid": {"threshold": 0.17}}
     for m, o in _parse_options(options).items():
         opts.setdefault(m, {}).update(o)
+    _with_var_prior(opts, method_list, var_prior)
     try:
         truth = load_ground_truth(truth_path)
         K = len(truth[0])
@@ -233,7 +255,9 @@ def poker(truth_path, k, methods, budget, points, budget_list, reps, oracle, res
     if "hybrid" in method_list:
         ml = [float(np.nanmean(result.arrays[(p, 'hybrid', 'ml_fraction')])) for p in result.populations()]
         click.echo("hybrid: share of decisions in ML-POCBAm mode per population: " + ", ".join(f"{x:.2f}" for x in ml))
+    first = result.populations()[0]
+    overhead = ", ".join(f"{m} {result.selector_seconds(m)[-1] / result.budgets[(first, m)][-1] * 1e6:,.1f} µs"
+                         for m in method_list)
     click.echo(f"cost per sample (deal): {result.deal_cost * 1e6:,.0f} µs; selector overhead per sample at the "
-               f"largest budget: " + ", ".join(f"{m} {result.selector_seconds(m)[-1] / result.budgets[(result.populations()[0], m)][-1] * 1e6:,.1f} µs"
-                                             for m in method_list))
+               f"largest budget: {overhead}")
     click.echo(f"wrote {out}, {plot} and {wall}")
