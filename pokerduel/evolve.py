@@ -260,10 +260,10 @@ class EvolveConfig:
         _check_int(self.seed, "seed", 0)
         if not isinstance(self.tser, TserParams):
             raise ValueError("tser must be a TserParams")
-        from .players.base import BOTS
+        from .players.base import BOTS, bot_from_spec
 
         bots = tuple(self.panel_bots)
-        unknown = [b for b in bots if b not in BOTS]
+        unknown = [b for b in bots if not isinstance(b, str) or bot_from_spec(b) is None]
         if unknown:
             raise ValueError(f"unknown panel bot(s) {unknown}; choose from {', '.join(BOTS)}")
         object.__setattr__(self, "panel_bots", bots)
@@ -419,15 +419,17 @@ def resolve_opponent(spec: str):
     """The player a fixed-opponent spec names: a bot (``BOTS``), ``FILE.h5:INDEX`` (player INDEX of a
     population file, or of an evolution run file's current population) or ``RUN.h5:champion[:G]``
     (generation G's champion of a run file, 1-based; the last by default). ``ValueError`` if unknown."""
-    from .players.base import BOTS, make_player
+    from .players.base import BOTS, bot_from_spec, make_player
 
     if not isinstance(spec, str):
         raise ValueError(f"an opponent spec must be a string, got {spec!r}")
-    if spec in BOTS:
-        return make_player(spec)
+    bot = bot_from_spec(spec)
+    if bot is not None:
+        return bot
     path, sep, rest = spec.partition(".h5:")
     if not sep:
-        raise ValueError(f"unknown opponent {spec!r}; choose a bot ({', '.join(BOTS)}), FILE.h5:INDEX of a "
+        raise ValueError(f"unknown opponent {spec!r}; choose a bot ({', '.join(BOTS)}, or NAME(key=value, ...) "
+                         "with its rule constants), FILE.h5:INDEX of a "
                          "population or run file, or RUN.h5:champion[:GENERATION]")
     path += ".h5"
     if file_format(path) != FORMAT:     # not an evolution run file: a population file, or an error from it

@@ -377,3 +377,29 @@ def test_random_act_draws_exactly_as_the_general_formula(shift):
         for _ in range(20):
             assert random_act(h.st, h.actor, lo, hi, fast) == random_act_general(h.st, h.actor, lo, hi, general)
         assert fast[0] == general[0]
+
+
+def test_bot_specs_with_rule_constants():
+    """``NAME(key=value, ...)`` builds the bot with those constants: same parameters and same play as the
+    factory called directly, named as written; bad keys or values are clear errors."""
+    from pokerduel.matches import play_duplicate
+    from pokerduel.players.base import candid_statistician, hothead_maniac, make_player, split_specs
+
+    p = make_player("candid-statistician(exponent=15)")
+    assert p.name == "candid-statistician(exponent=15)"
+    np.testing.assert_array_equal(p.params, candid_statistician(15.0).params)
+    q = make_player("hothead-maniac( unraised=0.5, raised=1 )")
+    np.testing.assert_array_equal(q.params, hothead_maniac(0.5, 1.0).params)
+    a = play_duplicate(p, q, 50, 3).hand_payoffs
+    b = play_duplicate(candid_statistician(15.0), hothead_maniac(0.5, 1.0), 50, 3).hand_payoffs
+    np.testing.assert_array_equal(a, b)
+    assert make_player("calling-machine()").name == "calling-machine"
+    for bad, words in (("candid-statistician(exp=3)", "one of exponent"),
+                       ("candid-statistician(exponent=x)", "must be a number"),
+                       ("candid-statistician(exponent=3,exponent=4)", "each key once"),
+                       ("hothead-maniac(unraised=0.3)", "multiple of 0.5"),
+                       ("no-such-bot(a=1)", "unknown player")):
+        with pytest.raises(ValueError, match=words):
+            make_player(bad)
+    assert split_specs("calling-machine, hothead-maniac(unraised=0.5,raised=1),x.h5:3") == (
+        "calling-machine", "hothead-maniac(unraised=0.5,raised=1)", "x.h5:3")

@@ -59,7 +59,8 @@ def _parse_options(pairs):
                    "Average Normalized Earnings.")
 @click.option("--opponents", default="", metavar="SPECS",
               help="Comma-separated training opponents: bots (e.g. scared-limper,calling-machine,hothead-maniac,"
-                   "candid-statistician), FILE.h5:INDEX of a population or run file, RUN.h5:champion[:G]  "
+                   "candid-statistician) or bots with their rule constants (candid-statistician(exponent=15)), "
+                   "FILE.h5:INDEX of a population or run file, RUN.h5:champion[:G]  "
                    "[default: none].")
 @click.option("--hall-of-fame", type=click.IntRange(min=0), default=0, show_default=True,
               help="Frozen champions of earlier generations every player also plays.")
@@ -133,9 +134,10 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, pool_weig
     """
     from .. import evolve as ev
     from ..parallel import DASK_HINT, get_backend
+    from ..players.base import split_specs
 
     options = dict(
-        fitness=fitness, opponents=tuple(o for o in opponents.split(",") if o), hall_of_fame=hall_of_fame,
+        fitness=fitness, opponents=split_specs(opponents), hall_of_fame=hall_of_fame,
         hall_policy=hall_policy, pool_weights=tuple(pool_weights), deals=deals,
         population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
         repeat=repeat, lag=lag, refit_every=refit_every, seed=seed, hidden=hidden, prt_capacity=prt_capacity,
@@ -143,7 +145,7 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, pool_weig
         init_high=init_range[1],
         rate_start=rate_start, rate_end=rate_end, sigma_start=sigma_start, sigma_end=sigma_end,
         **({} if hs_samples is None else {"hs_samples": hs_samples}),
-        **({} if panel_bots is None else {"panel_bots": tuple(b for b in panel_bots.split(",") if b)}))
+        **({} if panel_bots is None else {"panel_bots": split_specs(panel_bots)}))
     given = {name for name in ctx.params if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT}
     options.update({k: v for k, v in ev.PRESETS.get(preset, {}).items() if k not in given})
     try:

@@ -9,6 +9,8 @@ reset by ``policy.reset`` when the match starts, so the two mirrored matches nev
 from __future__ import annotations
 
 import importlib
+import inspect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -59,22 +61,33 @@ def calling_machine() -> Player:
 
 def scared_limper(exponent: float = 50.0) -> Player:
     """ASHE 1.0 Scared Limper: limps on the button, then Algorithm 1 with o = HS**50."""
-    return Player("scared-limper", SCARED_LIMPER, np.array([exponent]), uses_hand_strength=True)
+    return Player("scared-limper", SCARED_LIMPER, np.array([_positive("exponent", exponent)]), uses_hand_strength=True)
 
 
 def hothead_maniac(unraised: float = 1.0, raised: float = 2.0) -> Player:
-    """ASHE 1.0 Hothead Maniac: raises the pot unless raised, then re-raises twice the pot (sizes in pots, multiples of 0.5)."""
-    return Player("hothead-maniac", HOTHEAD_MANIAC, np.array([2 * unraised, 2 * raised]))
+    """ASHE 1.0 Hothead Maniac: raises the pot unless raised, then re-raises twice the pot (sizes in pots,
+    multiples of 0.5)."""
+    sizes = [_halves("unraised", unraised), _halves("raised", raised)]
+    return Player("hothead-maniac", HOTHEAD_MANIAC, np.array(sizes))
 
 
 def candid_statistician(exponent: float = 7.0) -> Player:
     """ASHE 1.0 Candid Statistician: bets honestly, Algorithm 1 with o = HS**7."""
-    return Player("candid-statistician", CANDID_STATISTICIAN, np.array([exponent]), uses_hand_strength=True)
+    return Player("candid-statistician", CANDID_STATISTICIAN, np.array([_positive("exponent", exponent)]),
+                  uses_hand_strength=True)
 
 
 # ---------------------------------------------------------------- the held-out test panel
 # Rules in players/heldout_bots.py and docs/players.md ("Held-out test panel"). Thresholds are hand
 # strengths (P(win) + P(tie)/2 against a random hand), sizes are in pots after calling (multiples of 0.5).
+
+
+def _positive(name: str, value: float) -> float:
+    """An exponent of Algorithm 1's odds ``o = HS**exponent``: a finite positive number."""
+    value = float(value)
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite positive number, got {value!r}")
+    return value
 
 
 def _check_unit(name: str, value: float) -> float:
@@ -185,14 +198,57 @@ def _resolve_spec(spec: str) -> Player | None:
     return None
 
 
+_BOT_SPEC = re.compile(r"^([a-z-]+)\((.*)\)$")
+
+
+def bot_from_spec(spec: str) -> Player | None:
+    """The bot a spec names: a name in ``BOTS``, or ``NAME(key=value, ...)`` with the bot's rule constants
+    (e.g. ``candid-statistician(exponent=15)``, named as written); ``None`` if the spec names no bot.
+    ``ValueError`` for an unknown constant or a value the bot does not accept."""
+    if spec in BOTS:
+        return BOTS[spec]()
+    m = _BOT_SPEC.match(spec.replace(" ", ""))
+    if m is None or m.group(1) not in BOTS:
+        return None
+    name, body = m.groups()
+    make = BOTS[name]
+    known = list(inspect.signature(make).parameters)
+    kwargs = {}
+    for item in filter(None, body.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq or key not in known or key in kwargs:
+            raise ValueError(f"bot spec {spec!r}: expected {name}(key=value, ...) with each key once, one of "
+                             f"{', '.join(known) or '(none)'}")
+        try:
+            kwargs[key] = float(value)
+        except ValueError:
+            raise ValueError(f"bot spec {spec!r}: {key} must be a number, got {value!r}") from None
+    player = make(**kwargs)
+    label = f"{name}({', '.join(f'{k}={v:g}' for k, v in kwargs.items())})" if kwargs else name
+    object.__setattr__(player, "name", label)
+    return player
+
+
+def split_specs(text: str) -> tuple[str, ...]:
+    """Player specs from a comma-separated list, keeping the commas inside ``NAME(key=value, ...)``."""
+    specs, depth, start = [], 0, 0
+    for i, ch in enumerate(text + ","):
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            specs.append(text[start:i].strip())
+            start = i + 1
+    return tuple(s for s in specs if s)
+
+
 def make_player(spec: "str | Player") -> Player:
-    """A player from a spec: a name in ``BOTS``, ``FILE.h5:INDEX`` for an ASHE player of a population
-    file or of an evolution run's current population, ``RUN.h5:champion[:G]`` for a run's champion, or a
-    ``Player`` (returned as is)."""
+    """A player from a spec: a bot (a name in ``BOTS``, or ``NAME(key=value, ...)``, ``bot_from_spec``),
+    ``FILE.h5:INDEX`` for an ASHE player of a population file or of an evolution run's current population,
+    ``RUN.h5:champion[:G]`` for a run's champion, or a ``Player`` (returned as is)."""
     if isinstance(spec, Player):
         return spec
-    if isinstance(spec, str) and spec in BOTS:
-        return BOTS[spec]()
+    bot = bot_from_spec(spec) if isinstance(spec, str) else None
+    if bot is not None:
+        return bot
     if isinstance(spec, str):
         player = _resolve_spec(spec)
         if player is None:
@@ -201,5 +257,6 @@ def make_player(spec: "str | Player") -> Player:
             player = _resolve_spec(spec)
         if player is not None:
             return player
-    raise ValueError(f"unknown player {spec!r}; choose one of {', '.join(BOTS)}, FILE.h5:INDEX for a "
+    raise ValueError(f"unknown player {spec!r}; choose one of {', '.join(BOTS)} (or NAME(key=value, ...) "
+                     "with its rule constants), FILE.h5:INDEX for a "
                      "player of a population or run file, or RUN.h5:champion[:GENERATION]")
