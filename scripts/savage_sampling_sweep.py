@@ -2,7 +2,7 @@
 random-walk probes per test (m starts of M points), on the SAVAGE study's problem instances (same seeds as
 ``scripts/savage_study.py``), next to exact SAVAGE.
 
-    nice -n 10 python scripts/savage_sampling_sweep.py [--runs-borda 60] [--runs-copeland 30] [--workers 2]
+    nice -n 10 python scripts/savage_sampling_sweep.py [--runs-borda 100] [--runs-copeland 40] [--workers 2]
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ def task(t):
 
 
 @click.command()
-@click.option("--runs-borda", type=click.IntRange(min=2), default=60, show_default=True)
-@click.option("--runs-copeland", type=click.IntRange(min=2), default=30, show_default=True)
+@click.option("--runs-borda", type=click.IntRange(min=2), default=100, show_default=True)
+@click.option("--runs-copeland", type=click.IntRange(min=2), default=40, show_default=True)
 @click.option("--max-duels", type=click.IntRange(min=1), default=1_000_000, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=2013, show_default=True)
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True)
