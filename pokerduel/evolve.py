@@ -823,6 +823,51 @@ def load_run(path) -> EvolutionRun:
     return run
 
 
+def population_from_runs(paths, champions=None, current: bool = False):
+    """A ``Population`` of evolved players from run files, to rank or benchmark (ground truth, Fig 8):
+    from each run in turn, the champions of the generations ``champions`` (1-based, e.g. ``range(241, 251)``)
+    and, with ``current``, the population the next generation would start from (its survivors first).
+    The runs must share their ASHE settings; the file records where every player came from."""
+    from .populations import Population
+
+    paths = [str(p) for p in paths]
+    gens = [] if champions is None else [int(g) for g in champions]
+    if not paths:
+        raise ValueError("give at least one run file")
+    if not gens and not current:
+        raise ValueError("choose champions of some generations, the current population, or both")
+    genomes, parts, settings = [], [], None
+    for path in paths:
+        run = load_run(path)
+        if settings is None:
+            settings = run.config.settings
+        elif run.config.settings != settings:
+            raise ValueError(f"{path}: ASHE settings {run.config.settings.to_dict()} differ from the first run's "
+                             f"{settings.to_dict()}")
+        bad = [g for g in gens if not 1 <= g <= run.completed]
+        if bad:
+            raise ValueError(f"{path} has champions of generations 1..{run.completed}, not {bad}")
+        genomes += [run.records["champion"][g - 1] for g in gens]
+        if gens:
+            parts.append(f"{path}: champions of generations {_ranges(gens)}")
+        if current:
+            genomes += list(run.population)
+            parts.append(f"{path}: population after generation {run.completed}")
+    return Population(np.stack(genomes), settings, name="evolved", origin="; ".join(parts))
+
+
+def _ranges(values) -> str:
+    """``1-10,20`` for ``[1, ..., 10, 20]``."""
+    out, start = [], None
+    for i, v in enumerate(values):
+        if start is None:
+            start = v
+        if i + 1 == len(values) or values[i + 1] != v + 1:
+            out.append(str(start) if start == v else f"{start}-{v}")
+            start = None
+    return ",".join(out)
+
+
 def _describe_difference(old: dict, new: dict) -> str:
     keys = sorted(set(old) | set(new))
     return "; ".join(f"{k}: {old.get(k)!r} there, {new.get(k)!r} now" for k in keys if old.get(k) != new.get(k))

@@ -28,6 +28,7 @@ class Population:
     seed: int | None = None
     init: tuple[float, float] | None = None  # uniform range the weights were drawn from
     name: str = "pop"
+    origin: str | None = None  # where evolved genomes came from (e.g. which run files and generations)
 
     def __post_init__(self):
         g = np.asarray(self.genomes)
@@ -68,7 +69,8 @@ def save_population(pop: Population, path) -> None:
     """Write ``pop`` to ``path`` atomically."""
     with atomic_h5(path) as f:
         stamp(f, FORMAT, FORMAT_VERSION, settings=pop.settings.to_dict(), seed=pop.seed,
-              init=None if pop.init is None else list(pop.init), size=len(pop))
+              init=None if pop.init is None else list(pop.init), size=len(pop),
+              **({} if pop.origin is None else {"origin": pop.origin}))
         f.create_dataset("genomes", data=pop.genomes)
 
 
@@ -89,7 +91,8 @@ def load_population(path) -> Population:
     if config.get("size") != len(genomes):
         raise ValueError(f"{path}: config says {config.get('size')} players, 'genomes' holds {len(genomes)}")
     try:
-        return Population(genomes, settings, config.get("seed"), config.get("init"), name=Path(path).name)
+        return Population(genomes, settings, config.get("seed"), config.get("init"), name=Path(path).name,
+                          origin=config.get("origin"))
     except ValueError as err:
         raise ValueError(f"{path}: {err}") from None
 

@@ -203,6 +203,37 @@ def test_a_short_ashe1_run_beats_the_calling_machine(tmp_path):
     assert mean - ci > 0, (mean, ci)
 
 
+def test_populations_of_evolved_players_from_run_files(tmp_path):
+    """``pokerduel population from-run``: the champions of chosen generations and the current population of
+    each run, in order, in a population file that says where they came from and ranks like any other."""
+    from pokerduel.evolve import population_from_runs
+    from pokerduel.populations import load_population
+
+    paths = [tmp_path / f"r{s}.h5" for s in (1, 2)]
+    runs = [run_evolution(EvolveConfig(**{**TINY_ANE, "generations": 3, "seed": s}), p).run
+            for s, p in zip((1, 2), paths)]
+    pop = population_from_runs(paths, [1, 3], current=True)
+    want = [g for r in runs for g in (r.records["champion"][0], r.records["champion"][2], *r.population)]
+    assert np.array_equal(pop.genomes, np.stack(want))
+    out = tmp_path / "evolved.h5"
+    r = CliRunner().invoke(main, ["population", "from-run", *map(str, paths), "--champions", "1,3", "--current",
+                                  "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    saved = load_population(out)
+    assert np.array_equal(saved.genomes, pop.genomes)
+    assert saved.origin == f"{paths[0]}: champions of generations 1,3; {paths[0]}: population after generation 3; " \
+                           f"{paths[1]}: champions of generations 1,3; {paths[1]}: population after generation 3"
+    assert "evolved" in CliRunner().invoke(main, ["population", "show", str(out)]).output
+    gt = CliRunner().invoke(main, ["ground-truth", "--population", str(out), "--hands", "4", "--seed", "3",
+                                   "--backend", "serial", "--out", str(tmp_path / "gt.h5"), "--json"])
+    assert gt.exit_code == 0, gt.output
+    for args, words in ((["--champions", "0-2"], "generations 1..3"), ([], "--champions GENERATIONS, --current"),
+                        (["--champions", "3-1"], "1-based")):
+        bad = CliRunner().invoke(main, ["population", "from-run", str(paths[0]), *args, "--out",
+                                        str(tmp_path / "x.h5")])
+        assert bad.exit_code == 2 and words in bad.output, bad.output
+
+
 # ----------------------------------------------------------------------------------------- fixed opponents, selectors
 
 

@@ -56,10 +56,58 @@ def show(path, as_json):
         pop = load_population(path)
     except ValueError as err:
         raise click.BadParameter(str(err), param_hint="PATH") from None
-    summary = {"path": path, "size": len(pop), "seed": pop.seed, "init": pop.init,
+    summary = {"path": path, "size": len(pop), "seed": pop.seed, "init": pop.init, "origin": pop.origin,
                "genome_size": pop.settings.genome_size, "settings": pop.settings.to_dict()}
     if as_json:
         click.echo(json.dumps(summary))
         return
-    click.echo(f"{path}: {len(pop)} ASHE players, seed {pop.seed}, weights drawn from {pop.init}")
+    click.echo(f"{path}: {len(pop)} ASHE players, " + (f"evolved: {pop.origin}" if pop.origin else
+                                                        f"seed {pop.seed}, weights drawn from {pop.init}"))
     click.echo(f"settings: {pop.settings.to_dict()}; {pop.settings.genome_size} weights per genome")
+
+
+def _generations(text: str) -> list[int]:
+    """``1-10,50,241-250`` -> the generations, in that order."""
+    gens = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        lo, dash, hi = part.partition("-")
+        if not (lo.isdigit() and (not dash or hi.isdigit())) or (dash and int(hi) < int(lo)):
+            raise click.BadParameter(f"expected generations like 1-10,50 (1-based), got {part!r}",
+                                     param_hint="--champions")
+        gens += list(range(int(lo), int(hi) + 1)) if dash else [int(lo)]
+    return gens
+
+
+@population.command("from-run")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--champions", default=None, metavar="GENERATIONS",
+              help="Generations whose champions join, from each run in turn (1-based, e.g. 241-250 or 10,100,250).")
+@click.option("--current", is_flag=True,
+              help="Add each run's current population (the genomes its next generation starts from).")
+@click.option("--out", type=click.Path(dir_okay=False), required=True,
+              help="HDF5 file to write (it may replace only another population file).")
+@click.option("--overwrite", is_flag=True, help="Replace --out even if it is not a population file.")
+@click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
+def from_run(runs, champions, current, out, overwrite, as_json):
+    """Write a population of evolved players taken from evolution run files RUNS.
+
+    For example the champions of generations 241-250 of one run, or of generation 250 of ten seeds; the
+    file says where each player came from, and `pokerduel ground-truth --population` ranks it."""
+    from ..evolve import population_from_runs
+    from ..populations import FORMAT, save_population
+
+    gens = None if champions is None else _generations(champions)
+    if not gens and not current:
+        raise click.UsageError("choose --champions GENERATIONS, --current, or both")
+    check_output(out, "--out", overwrite=overwrite, kind=FORMAT)
+    try:
+        pop = population_from_runs(runs, gens, current)
+    except ValueError as err:           # CorruptFile included
+        raise click.BadParameter(str(err), param_hint="RUNS") from None
+    save_population(pop, out)
+    summary = {"out": out, "size": len(pop), "origin": pop.origin, "settings": pop.settings.to_dict()}
+    if as_json:
+        click.echo(json.dumps(summary))
+    else:
+        click.echo(f"wrote {len(pop)} evolved ASHE players to {out} ({pop.origin}); "
+                   f"use them as {out}:0 .. {out}:{len(pop) - 1}")
