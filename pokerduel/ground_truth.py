@@ -146,7 +146,8 @@ def random_job(n_populations: int, size: int, hands: int, seed: int,
 def file_job(paths, hands: int, seed: int) -> Job:
     """The populations of these population files, in order (``ValueError`` names a bad file)."""
     pops = [load_population(path) for path in paths]
-    return Job(pops, [{"source": "file"} for _ in pops], hands, seed, inputs=tuple(str(p) for p in paths))
+    sources = [{"source": "file", **({} if p.origin is None else {"origin": p.origin})} for p in pops]
+    return Job(pops, sources, hands, seed, inputs=tuple(str(p) for p in paths))
 
 
 def _canonical(config: dict) -> dict:

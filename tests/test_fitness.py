@@ -227,6 +227,8 @@ def test_populations_of_evolved_players_from_run_files(tmp_path):
     gt = CliRunner().invoke(main, ["ground-truth", "--population", str(out), "--hands", "4", "--seed", "3",
                                    "--backend", "serial", "--out", str(tmp_path / "gt.h5"), "--json"])
     assert gt.exit_code == 0, gt.output
+    from pokerduel.ground_truth import load_ground_truth
+    assert load_ground_truth(tmp_path / "gt.h5")[0].source["origin"] == saved.origin
     for args, words in ((["--champions", "0-2"], "generations 1..3"), ([], "--champions GENERATIONS, --current"),
                         (["--champions", "3-1"], "1-based")):
         bad = CliRunner().invoke(main, ["population", "from-run", str(paths[0]), *args, "--out",
