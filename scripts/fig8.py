@@ -10,6 +10,8 @@ off in seconds). The full results go to ``runs/fig8-*.h5`` (checkpointed: an int
     python scripts/fig8.py --replot
     python scripts/fig8.py --var-prior 2 --live-reps 0   # POCBAm, ML-POCBAm, hybrid with var_prior = 2:
                                                          # runs/fig8-replay-vp2.h5, docs/results/fig8-vp2-*
+    python scripts/fig8.py --ground-truth data/ground_truth_evolved.h5 --name evolved --live-reps 0
+                                                         # the evolved populations: docs/results/fig8-evolved-*
 """
 
 from __future__ import annotations
@@ -36,9 +38,9 @@ TRUTH = "data/ground_truth_10x10_seed1.h5"
 VAR_PRIOR_METHODS = ("pocbam", "ml-pocbam", "hybrid")
 
 
-def study_options(var_prior: float) -> dict:
+def study_options(var_prior: float, threshold: float = HYBRID_THRESHOLD) -> dict:
     """Fig 8's selector options: the hybrid's threshold, and ``var_prior`` for the methods that take it."""
-    opts = {"hybrid": {"threshold": HYBRID_THRESHOLD}}
+    opts = {"hybrid": {"threshold": threshold}}
     if var_prior:
         for m in VAR_PRIOR_METHODS:
             opts.setdefault(m, {})["var_prior"] = var_prior
@@ -69,7 +71,13 @@ def plot_title(res: PokerStudyResult, var_prior: float) -> str | None:
 
 
 def report(replay: PokerStudyResult, live: PokerStudyResult | None, out_dir: str, tag: str = "") -> str:
-    lines = ["# Fig 8: top 4 of 10 poker players (core paper §7)", ""]
+    truth = replay.config.ground_truth
+    n_pops = len(replay.populations())
+    lines = [f"# Fig 8: top 4 of 10 poker players (core paper §7), `{truth}`", ""]
+    th = replay.config.options.get("hybrid", {}).get("threshold", HYBRID_THRESHOLD)
+    if th != HYBRID_THRESHOLD:
+        lines += [f"The hybrid switches at the intransitivity threshold {th:g} (the paper's: "
+                  f"{HYBRID_THRESHOLD:g}).", ""]
     vp = replay.config.options.get("pocbam", {}).get("var_prior", 0)
     if vp:
         lines += [f"POCBAm, ML-POCBAm and the hybrid with the variance prior `var_prior = {vp:g}`.", ""]
@@ -77,12 +85,13 @@ def report(replay: PokerStudyResult, live: PokerStudyResult | None, out_dir: str
         if res is None:
             continue
         cfg = res.config
-        vp_opt = f" --var-prior {vp:g}" if vp else ""
+        vp_opt = (f" --var-prior {vp:g}" if vp else "") + (f" --option hybrid.threshold={th:g}"
+                                                            if th != HYBRID_THRESHOLD else "")
         lines += [f"## {name} oracle: {cfg.replications} replications per population, seed {cfg.seed}", "",
-                  f"`pokerduel study poker --ground-truth {TRUTH} --oracle {name} --reps {cfg.replications} "
+                  f"`pokerduel study poker --ground-truth {truth} --oracle {name} --reps {cfg.replications} "
                   f"--seed {cfg.seed} --budgets {','.join(map(str, cfg.budgets))}{vp_opt}` ({res.seconds:.0f} s, "
                   f"{res.backend}).", "", f"![Fig 8, {name}](fig8{tag}-{name}.png)", "",
-                  "Success rate averaged over the 10 populations:", "",
+                  f"Success rate averaged over the {n_pops} populations:", "",
                   "| method | " + " | ".join(str(b) for b in res.budgets[(res.populations()[0], 'uniform')]) + " |",
                   "|---|" + "---|" * len(res.budgets[(res.populations()[0], 'uniform')])]
         for m in cfg.methods:
@@ -130,6 +139,10 @@ def main():
     ap.add_argument("--out-dir", default="docs/results")
     ap.add_argument("--runs-dir", default="runs")
     ap.add_argument("--replot", action="store_true")
+    ap.add_argument("--ground-truth", default=TRUTH, help="the populations' ground-truth file")
+    ap.add_argument("--name", default="", help="a name for these populations in the file names (e.g. evolved)")
+    ap.add_argument("--hybrid-threshold", type=float, default=HYBRID_THRESHOLD,
+                    help="the hybrid's intransitivity threshold (files get the suffix -thT when not the paper's)")
     ap.add_argument("--var-prior", type=float, default=0.0, metavar="NU0",
                     help="var_prior of POCBAm, ML-POCBAm and the hybrid (the pooled variance's weight in each pair "
                          "variance, in pseudo-samples; 0: the paper's methods). Files get the suffix -vpNU0.")
@@ -138,16 +151,17 @@ def main():
         ap.error(f"--var-prior must be >= 0, got {args.var_prior}")
     t0 = time.time()
     os.makedirs(args.out_dir, exist_ok=True)
-    tag = f"-vp{args.var_prior:g}" if args.var_prior else ""
-    opts = study_options(args.var_prior)
-    cfg = PokerStudyConfig(TRUTH, replications=args.reps, seed=args.seed, oracle="replay", options=opts)
+    tag = (f"-{args.name}" if args.name else "") + (f"-vp{args.var_prior:g}" if args.var_prior else "") + \
+        (f"-th{args.hybrid_threshold:g}" if args.hybrid_threshold != HYBRID_THRESHOLD else "")
+    opts = study_options(args.var_prior, args.hybrid_threshold)
+    cfg = PokerStudyConfig(args.ground_truth, replications=args.reps, seed=args.seed, oracle="replay", options=opts)
     replay = run(cfg, os.path.join(args.runs_dir, f"fig8-replay{tag}.h5"), args.workers, args.replot, "replay")
     replay.plot(os.path.join(args.out_dir, f"fig8{tag}-replay.png"), title=plot_title(replay, args.var_prior))
     replay.plot_wallclock(os.path.join(args.out_dir, f"fig8{tag}-replay-wallclock.png"))
     live = None
     live_path = os.path.join(args.runs_dir, f"fig8-live{tag}.h5")
     if args.live_reps and (not args.replot or os.path.exists(live_path)):
-        lcfg = PokerStudyConfig(TRUTH, replications=args.live_reps, seed=args.seed, oracle="live",
+        lcfg = PokerStudyConfig(args.ground_truth, replications=args.live_reps, seed=args.seed, oracle="live",
                                 budgets=default_budgets(10, args.live_budget, 8), block=5, options=opts)
         live = run(lcfg, live_path, args.workers, args.replot, "live")
         live.plot(os.path.join(args.out_dir, f"fig8{tag}-live.png"), title=plot_title(live, args.var_prior))
