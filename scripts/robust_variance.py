@@ -7,7 +7,9 @@
     python scripts/fig2.py --panels a --reps 10000 --seed 2 --var-prior 2            # runs/fig2a-vp2.h5
     python scripts/fig8.py --reps 200 --live-reps 0 --seed 2 --out-dir /tmp/base     # runs/fig8-replay.h5
     python scripts/fig8.py --reps 200 --live-reps 0 --seed 2 --var-prior 2           # runs/fig8-replay-vp2.h5
-    python scripts/robust_variance.py --var-prior 2
+    pokerduel study poker --ground-truth data/ground_truth_evolved.h5 --reps 300 --seed 2 \
+        --methods uniform,pocbam,ml-pocbam,hybrid --out runs/evolved.h5                 # and --var-prior 2
+    python scripts/robust_variance.py --var-prior 2 [--sensitivity 1,5] [--evolved runs/evolved.h5 runs/evolved-vp2.h5]
 
 Same seed, same replication: the same instance and samples (synthetic) or the same recorded deals in the same
 order (replay) for both runs, so each method with the prior is compared with itself without it, and with
@@ -35,9 +37,10 @@ def _ci(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return d.mean(axis=0), Z * d.std(axis=0, ddof=1) / math.sqrt(n)
 
 
-def _runs(budgets, d, h) -> str:
-    return "; ".join(f"{RUN[s]} at {lo}" + (f"–{hi}" if hi != lo else "") for s, lo, hi in sign_runs(budgets, d, h,
-                                                                                                    min_run=3))
+def _runs(budgets, d, h, min_run: int = 3) -> str:
+    """Where a paired difference is significant; runs shorter than ``min_run`` budgets join the run before."""
+    return "; ".join(f"{RUN[s]} at {lo}" + (f"–{hi}" if hi != lo else "")
+                     for s, lo, hi in sign_runs(budgets, d, h, min_run=min_run))
 
 
 # --- Fig 2a -------------------------------------------------------------------------------------------------
@@ -82,12 +85,12 @@ def _stack(res: PokerStudyResult, m: str) -> np.ndarray:
     return np.stack([res.arrays[(p, m, "success")].astype(float) for p in res.populations()])
 
 
-def fig8(base: PokerStudyResult, vp: PokerStudyResult, nu0) -> list[str]:
+def fig8(base: PokerStudyResult, vp: PokerStudyResult, nu0, title: str = "Fig 8 replayed") -> list[str]:
     pops = base.populations()
     R = base.config.replications
     assert vp.config.replications == R and vp.config.seed == base.config.seed and vp.populations() == pops
     b = base.budgets[(pops[0], "uniform")]
-    lines = [f"Fig 8 replayed, {R} replications per population, seed {base.config.seed}: success averaged over the "
+    lines = [f"{title}, {R} replications per population, seed {base.config.seed}: success averaged over the "
              f"{len(pops)} populations, ± 95% half-width (replications are independent across populations, so the "
              "half-width comes from the per-replication average over populations)", "",
              "| method | " + " | ".join(str(x) for x in b) + " |", "|---" * (len(b) + 1) + "|"]
@@ -106,7 +109,7 @@ def fig8(base: PokerStudyResult, vp: PokerStudyResult, nu0) -> list[str]:
                          (f"{name} without the prior − uniform", _stack(base, m) - uni)):
             mean, half = _ci(d.mean(axis=0))
             lines.append(f"| {label} | " + " | ".join(f"{x:+.3f} ± {h:.3f}" for x, h in zip(mean, half))
-                         + f" | {_runs(b, mean, half)} |")
+                         + f" | {_runs(b, mean, half, min_run=1)} |")
     lines += ["", "Per population: mean paired difference over all budgets (95% half-width from the replications' "
               "means over the budgets); a cell is bold where the interval excludes 0:", "",
               "| population | " + " | ".join(str(p) for p in pops) + " |", "|---" * (len(pops) + 1) + "|"]
@@ -129,13 +132,55 @@ def fig8(base: PokerStudyResult, vp: PokerStudyResult, nu0) -> list[str]:
     return lines
 
 
-def plot(f2b, f2v, f8b, f8v, nu0, path) -> None:
+def sensitivity(base: StudyResult, runs: dict) -> list[str]:
+    """Fig 2a's paired differences (with − without the prior) summarised per prior weight: the mean over the
+    budget grid and the most negative budget with its interval."""
+    prob = "thurstone"
+    law = base.config.variance_law
+    lines = [f"Fig 2a ({'sigma^2' if law == 'variance' else 'sigma'} ~ U[0,1]), {base.config.replications} "
+             f"replications, seed {base.config.seed}: with − without the prior, paired", "",
+             "| method | var_prior | mean over budgets | at the warm-up | at 1,000 | lowest (budget) | significant |",
+             "|---|---|---|---|---|---|---|"]
+    for m, name in (("pocbam", "POCBAm"), ("ml-pocbam", "ML-POCBAm")):
+        b = base.budgets[(prob, m)]
+        for nu0, res in runs.items():
+            mean, half = _ci(res.success[(prob, m)].astype(float) - base.success[(prob, m)])
+            lo = int(np.argmin(mean))
+            lines.append(f"| {name} | {nu0:g} | {mean.mean():+.4f} | {mean[0]:+.3f} ± {half[0]:.3f} | "
+                         f"{mean[-1]:+.3f} ± {half[-1]:.3f} | {mean[lo]:+.3f} ± {half[lo]:.3f} ({b[lo]}) | "
+                         f"{_runs(b, mean, half)} |")
+    return lines
+
+
+def _poker_panel(ax, base, vp, nu0, title) -> None:
+    pops = base.populations()
+    n = len(pops) * base.config.replications
+    for label, res, m, style in (("uniform", base, "uniform", "k-"), ("POCBAm", base, "pocbam", "C0--"),
+                                 (f"POCBAm, var_prior {nu0:g}", vp, "pocbam", "C0-"),
+                                 ("ML-POCBAm", base, "ml-pocbam", "C1--"),
+                                 (f"ML-POCBAm, var_prior {nu0:g}", vp, "ml-pocbam", "C1-"),
+                                 ("hybrid", base, "hybrid", "C2--"),
+                                 (f"hybrid, var_prior {nu0:g}", vp, "hybrid", "C2-")):
+        b = res.budgets[(pops[0], m)]
+        hits = _stack(res, m).sum(axis=(0, 1))
+        lo, hi = wilson(hits, n)
+        ax.plot(b, hits / n, style, lw=1.2, marker=".", label=label)
+        ax.fill_between(b, lo, hi, color=style[:2] if style[0] == "C" else "k", alpha=0.12, linewidth=0)
+    ax.set_xscale("log")
+    ax.set_title(f"{title}: mean of {len(pops)} populations x {base.config.replications} replications", fontsize=9)
+    ax.set_xlabel("samples (duplicate deals)")
+    ax.set_ylabel("success rate (pooled 95% Wilson)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left")
+
+
+def plot(f2b, f2v, f8b, f8v, nu0, path, evolved=None) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.4))
+    fig, axes = plt.subplots(1, 3 if evolved else 2, figsize=(18 if evolved else 12, 4.4))
     ax = axes[0]
     for label, res, m, style in (("uniform", f2b, "uniform", "k-"), ("POCBAm", f2b, "pocbam", "C0--"),
                                  (f"POCBAm, var_prior {nu0:g}", f2v, "pocbam", "C0-"),
@@ -150,27 +195,9 @@ def plot(f2b, f2v, f8b, f8v, nu0, path) -> None:
     ax.set_ylim(0.3, 0.85)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="lower right")
-    ax = axes[1]
-    pops = f8b.populations()
-    n = len(pops) * f8b.config.replications
-    for label, res, m, style in (("uniform", f8b, "uniform", "k-"), ("POCBAm", f8b, "pocbam", "C0--"),
-                                 (f"POCBAm, var_prior {nu0:g}", f8v, "pocbam", "C0-"),
-                                 ("ML-POCBAm", f8b, "ml-pocbam", "C1--"),
-                                 (f"ML-POCBAm, var_prior {nu0:g}", f8v, "ml-pocbam", "C1-"),
-                                 ("hybrid", f8b, "hybrid", "C2--"),
-                                 (f"hybrid, var_prior {nu0:g}", f8v, "hybrid", "C2-")):
-        b = res.budgets[(pops[0], m)]
-        hits = _stack(res, m).sum(axis=(0, 1))
-        lo, hi = wilson(hits, n)
-        ax.plot(b, hits / n, style, lw=1.2, marker=".", label=label)
-        ax.fill_between(b, lo, hi, color=style[:2] if style[0] == "C" else "k", alpha=0.12, linewidth=0)
-    ax.set_xscale("log")
-    ax.set_title(f"Fig 8 replayed: top 4 of 10 poker players, mean of {len(pops)} populations x "
-                 f"{f8b.config.replications} replications", fontsize=9)
-    ax.set_xlabel("samples (duplicate deals)")
-    ax.set_ylabel("success rate (pooled 95% Wilson)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left")
+    _poker_panel(axes[1], f8b, f8v, nu0, "Fig 8 replayed, random populations")
+    if evolved:
+        _poker_panel(axes[2], *evolved, nu0, "replayed, evolved populations")
     fig.tight_layout()
     atomic_savefig(fig, path)
     plt.close(fig)
@@ -181,6 +208,10 @@ def main():
     ap.add_argument("--var-prior", type=float, default=2.0)
     ap.add_argument("--runs-dir", default="runs")
     ap.add_argument("--plot", default="docs/results/robust-variance.png")
+    ap.add_argument("--sensitivity", default="", metavar="NU0,...",
+                    help="also summarise Fig 2a with these prior weights (runs/fig2a[-sd]-vpNU0.h5 must exist)")
+    ap.add_argument("--evolved", nargs=2, metavar=("BASE.h5", "PRIOR.h5"), default=None,
+                    help="poker studies (pokerduel study poker) of the evolved populations without and with the prior")
     args = ap.parse_args()
     tag = f"-vp{args.var_prior:g}"
     f2b = StudyResult.load(os.path.join(args.runs_dir, "fig2a.h5"))
@@ -189,8 +220,19 @@ def main():
     f8v = PokerStudyResult.load(os.path.join(args.runs_dir, f"fig8-replay{tag}.h5"))
     lines = fig2a(f2b, f2v, (135, 200, 300, 500, 750, 1000), args.var_prior) + [""]
     lines += fig8(f8b, f8v, args.var_prior)
+    evolved = None
+    if args.evolved:
+        evolved = tuple(PokerStudyResult.load(p) for p in args.evolved)
+        lines += [""] + fig8(*evolved, args.var_prior, title="Evolved populations replayed")
+    for law in ("", "-sd"):
+        nus = [float(x) for x in args.sensitivity.split(",") if x.strip()]
+        paths = {nu: os.path.join(args.runs_dir, f"fig2a{law}-vp{nu:g}.h5") for nu in nus}
+        have = {nu: StudyResult.load(p) for nu, p in paths.items() if os.path.exists(p)}
+        base = os.path.join(args.runs_dir, f"fig2a{law}.h5")
+        if have and os.path.exists(base):
+            lines += [""] + sensitivity(StudyResult.load(base), have)
     print("\n".join(lines))
-    plot(f2b, f2v, f8b, f8v, args.var_prior, args.plot)
+    plot(f2b, f2v, f8b, f8v, args.var_prior, args.plot, evolved)
     print(f"\nwrote {args.plot}")
 
 
