@@ -203,7 +203,7 @@ _BOT_SPEC = re.compile(r"^([a-z-]+)\((.*)\)$")
 
 def bot_from_spec(spec: str) -> Player | None:
     """The bot a spec names: a name in ``BOTS``, or ``NAME(key=value, ...)`` with the bot's rule constants
-    (e.g. ``candid-statistician(exponent=15)``, named as written); ``None`` if the spec names no bot.
+    (e.g. ``candid-statistician(exponent=15)``, named by its constants); ``None`` if the spec names no bot.
     ``ValueError`` for an unknown constant or a value the bot does not accept."""
     if spec in BOTS:
         return BOTS[spec]()
