@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import pokerduel
 
 ROOT = Path(pokerduel.__file__).resolve().parent
@@ -198,3 +200,18 @@ def test_population_specs_resolve_with_only_players_imported(tmp_path):
             f"g = load_population({str(path)!r}).genomes[3].astype(np.float64); "
             "assert np.array_equal(p.params[-g.size:], g)")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_play_reexports_lazily():
+    code = ("import sys, pokerduel.play as play; "
+            "assert not any(m.startswith('pokerduel.play.') for m in sys.modules), sorted(sys.modules); "
+            "from pokerduel.play import LiveOracle, ReplayOracle, load_ground_truth, new_population, play_duplicate; "
+            "from pokerduel.play.matches import play_duplicate as p; assert p is play_duplicate; "
+            "from pokerduel.play.oracles import LiveOracle as L; assert L is LiveOracle; "
+            "assert set(play.__all__) <= set(dir(play)); "
+            "assert all(getattr(play, n) is not None for n in play.__all__)")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    import pokerduel.play
+
+    with pytest.raises(AttributeError):
+        pokerduel.play.no_such_name
