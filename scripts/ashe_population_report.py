@@ -10,8 +10,8 @@ import time
 
 import numpy as np
 
-from pokerduel.populations import new_population
-from pokerduel.tournament import round_robin
+from pokerduel.play.populations import new_population
+from pokerduel.play.tournament import round_robin
 
 
 def main():

@@ -3,7 +3,7 @@ RUCB and SAVAGE, and the Borda top-k found by the SAVAGE top-k selector, next to
 
 Feedback is binary, "who won the duplicate deal" (the sign of a recorded per-deal score; a zero score is a
 tie decided by a fair coin of the bandit), replayed from the ground-truth file without replacement
-(``pokerduel.oracles.ReplayOracle``). The binary ground truth is the sign matrix
+(``pokerduel.play.oracles.ReplayOracle``). The binary ground truth is the sign matrix
 ``P_ij = P(x_ij > 0) + P(x_ij = 0) / 2`` over all recorded deals; its Copeland winner can differ from
 the Copeland winner of the mean scores (``mean_ij > 0``) and from the Borda (mean score) ranking.
 
@@ -20,8 +20,8 @@ import numpy as np
 from pokerduel.bandits import DTS, RUCB, Savage, SupKLUCB, copeland_scores
 from pokerduel.bandits._savage import sv_pick as pick_pair
 from pokerduel.bandits.savage_topk import SavageTopK
-from pokerduel.ground_truth import load_ground_truth
-from pokerduel.oracles import ReplayOracle
+from pokerduel.play.ground_truth import load_ground_truth
+from pokerduel.play.oracles import ReplayOracle
 from pokerduel.selectors import make_selector
 
 

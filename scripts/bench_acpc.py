@@ -40,7 +40,7 @@ def network(a: str, b: str, hands: int, seed: int) -> dict:
 
 
 def local(a: str, b: str, hands: int, seed: int, repeats: int = 3) -> tuple[float, object]:
-    from pokerduel.matches import play_duplicate
+    from pokerduel.play.matches import play_duplicate
 
     play_duplicate(a, b, 10, seed)  # compile / load the cache
     best = float("inf")

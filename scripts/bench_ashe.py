@@ -19,11 +19,11 @@ import numpy as np
 
 from pokerduel.engine.decks import deal_decks
 from pokerduel.engine.rules import MAX_ACTIONS_PER_HAND, HandState
-from pokerduel.matches import play_duplicate, reset_memory
+from pokerduel.play.matches import play_duplicate, reset_memory
+from pokerduel.play.populations import new_population
 from pokerduel.players import ashe
 from pokerduel.players.genomes import ashe_player, handbuilt_genome
 from pokerduel.players.hand_strength import DEFAULT_SAMPLES, hand_strength_kernel
-from pokerduel.populations import new_population
 
 
 def _pair_hands(args):

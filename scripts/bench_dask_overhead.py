@@ -15,8 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from pokerduel.ground_truth import load_ground_truth, parts_dir, random_job, run_ground_truth
-from pokerduel.parallel import get_backend
+from pokerduel.infra.parallel import get_backend
+from pokerduel.play.ground_truth import load_ground_truth, parts_dir, random_job, run_ground_truth
 
 
 def main(argv=None):

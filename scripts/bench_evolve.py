@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 
-from pokerduel.evolve import (
+from pokerduel.evolution.evolve import (
     EvolveConfig,
     _seq,
     heldout_players,
@@ -32,10 +32,10 @@ from pokerduel.evolve import (
     run_panel,
     select,
 )
-from pokerduel.oracles import LiveOracle, MemoryPool
-from pokerduel.parallel import SerialBackend
+from pokerduel.evolution.reproduction import tser
+from pokerduel.infra.parallel import SerialBackend
+from pokerduel.play.oracles import LiveOracle, MemoryPool
 from pokerduel.players.genomes import ashe_player
-from pokerduel.reproduction import tser
 
 #: match memories reused by every selection and replay here, as ``run_evolution`` reuses them
 POOL = MemoryPool()
@@ -59,7 +59,7 @@ def run_file_overhead(path, wall):
     """Everything a serial run spent beyond hand simulation (selection deals and panel matches), over all
     generations and over generations 1 on (generation 0 also loads, or on a cold cache compiles, the numba
     kernels)."""
-    from pokerduel.evolve import TIMING_NAMES, load_run
+    from pokerduel.evolution.evolve import TIMING_NAMES, load_run
 
     run = load_run(path)
     t = dict(zip(TIMING_NAMES, run.records["timing"].T))

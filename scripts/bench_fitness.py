@@ -25,10 +25,10 @@ import numpy as np
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from pokerduel.evolve import EvolveConfig, initial_population, load_run  # noqa: E402
-from pokerduel.fitness import earnings_matrix  # noqa: E402
-from pokerduel.matches import deal_strengths, play_duplicate  # noqa: E402
-from pokerduel.parallel import SerialBackend, get_backend  # noqa: E402
+from pokerduel.evolution.evolve import EvolveConfig, initial_population, load_run  # noqa: E402
+from pokerduel.evolution.fitness import earnings_matrix  # noqa: E402
+from pokerduel.infra.parallel import SerialBackend, get_backend  # noqa: E402
+from pokerduel.play.matches import deal_strengths, play_duplicate  # noqa: E402
 from pokerduel.players.base import TRAINING_BOTS  # noqa: E402
 from pokerduel.players.genomes import ashe_player  # noqa: E402
 

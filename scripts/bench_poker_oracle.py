@@ -16,10 +16,10 @@ import time
 
 import numpy as np
 
-from pokerduel.ground_truth import load_ground_truth
-from pokerduel.oracles import LiveOracle, ReplayOracle
-from pokerduel.poker_study import PokerStudyConfig, run_unit
+from pokerduel.play.ground_truth import load_ground_truth
+from pokerduel.play.oracles import LiveOracle, ReplayOracle
 from pokerduel.selectors import make_selector
+from pokerduel.studies.poker import PokerStudyConfig, run_unit
 
 
 def selector_seconds(truth, method: str, budget: int, reps: int) -> float:

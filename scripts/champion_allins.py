@@ -14,7 +14,7 @@ import argparse
 import sys
 
 from pokerduel.engine.rules import FOLD, RAISE, STACK
-from pokerduel.matches import play_duplicate
+from pokerduel.play.matches import play_duplicate
 from pokerduel.players.base import HELDOUT_BOTS, TRAINING_BOTS, make_player, split_specs
 
 TEST_SEED = 909_090_909  # the test decks of scripts/evolution_champions.py

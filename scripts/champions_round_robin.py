@@ -23,9 +23,9 @@ import numpy as np
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from pokerduel.evolve import load_run  # noqa: E402
-from pokerduel.matches import play_duplicate  # noqa: E402
-from pokerduel.parallel import get_backend  # noqa: E402
+from pokerduel.evolution.evolve import load_run  # noqa: E402
+from pokerduel.infra.parallel import get_backend  # noqa: E402
+from pokerduel.play.matches import play_duplicate  # noqa: E402
 from pokerduel.players.genomes import ashe_player  # noqa: E402
 
 #: the seed of the head-to-head decks (no run trains on it; ``evolution_champions.TEST_SEED`` + 1)

@@ -37,7 +37,7 @@ from pokerduel.bandits.cppl import (
     load_saps_swgcp,
     preprocess_instance_features,
 )
-from pokerduel.storage import atomic_h5, stamp
+from pokerduel.infra.storage import atomic_h5, stamp
 
 
 def best_fixed_subset(v: np.ndarray, k: int) -> tuple[float, list[int], bool]:

@@ -35,10 +35,10 @@ import time
 import numpy as np
 
 from pokerduel.bandits.cppl import CPPL
-from pokerduel.ground_truth import load_ground_truth
-from pokerduel.matches import BIG_BLIND
+from pokerduel.infra.storage import atomic_h5, stamp
+from pokerduel.play.ground_truth import load_ground_truth
+from pokerduel.play.matches import BIG_BLIND
 from pokerduel.selectors.studies import atomic_savefig
-from pokerduel.storage import atomic_h5, stamp
 
 RULES = ("pilot-pair", "pilot-borda", "random")
 LEARNERS = {"CPPL": "ucb", "Max-Theta": "greedy", "eps-greedy": "epsilon-greedy"}

@@ -28,8 +28,8 @@ import time
 import numpy as np
 
 from pokerduel.bandits.cppl import METHODS, SyntheticProblem, compare
+from pokerduel.infra.storage import atomic_h5, stamp
 from pokerduel.selectors.studies import atomic_savefig
-from pokerduel.storage import atomic_h5, stamp
 
 DEFAULT_PANELS = "10,2,2;20,2,2;50,2,2;10,5,3;20,5,3;50,5,3;10,10,5;20,10,5;50,10,5"
 COLORS = {"CPPL": "C0", "Max-Theta": "C1", "eps-greedy": "C2", "MM": "C3"}

@@ -29,9 +29,9 @@ import numpy as np
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from pokerduel.engine.rules import FOLD, RAISE  # noqa: E402
-from pokerduel.evolve import PRESETS, config_from_options, load_run, resolve_opponent, run_evolution  # noqa: E402
-from pokerduel.matches import play_duplicate  # noqa: E402
-from pokerduel.parallel import get_backend  # noqa: E402
+from pokerduel.evolution.evolve import PRESETS, config_from_options, load_run, resolve_opponent, run_evolution  # noqa: E402
+from pokerduel.infra.parallel import get_backend  # noqa: E402
+from pokerduel.play.matches import play_duplicate  # noqa: E402
 from pokerduel.players.base import HELDOUT_BOTS, TRAINING_BOTS  # noqa: E402
 from pokerduel.players.genomes import ashe_player  # noqa: E402
 

@@ -39,11 +39,11 @@ from pathlib import Path
 import numpy as np
 
 from pokerduel import __version__
-from pokerduel.evolve import EvolveConfig, run_evolution
-from pokerduel.parallel import get_backend
-from pokerduel.populations import new_population
+from pokerduel.evolution.evolve import EvolveConfig, run_evolution
+from pokerduel.infra.parallel import get_backend
+from pokerduel.infra.storage import atomic_h5, stamp
+from pokerduel.play.populations import new_population
 from pokerduel.selectors import SELECTORS, MLPOCBAm
-from pokerduel.storage import atomic_h5, stamp
 
 LABEL = {"uniform": "uniform", "pocbam": "POCBAm", "ml-pocbam": "ML-POCBAm", "hybrid": "hybrid ML-POCBAm",
          "select-top": "SELECT/TOP", "pbr": "PBR", "ar": "AR"}
@@ -59,7 +59,7 @@ def _seeds(text: str) -> list[int]:
 
 def run_task(task: dict) -> dict:
     """One evolution run (resumed if its file exists with the same config); returns its summary."""
-    from pokerduel.parallel import SerialBackend
+    from pokerduel.infra.parallel import SerialBackend
 
     cfg = EvolveConfig.from_dict(task["config"])
     path = Path(task["path"])
@@ -75,7 +75,7 @@ def run_task(task: dict) -> dict:
 
 def match_task(task: dict) -> dict:
     """A duplicate match between a champion and an opponent (bot name or genome)."""
-    from pokerduel.matches import play_duplicate
+    from pokerduel.play.matches import play_duplicate
     from pokerduel.players.genomes import AsheSettings, ashe_player
 
     s = AsheSettings.from_dict(task["settings"])

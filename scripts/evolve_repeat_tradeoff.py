@@ -20,7 +20,7 @@ import argparse
 
 import numpy as np
 
-from pokerduel.evolve import repeating
+from pokerduel.evolution.evolve import repeating
 from pokerduel.selectors import SELECTORS
 from pokerduel.selectors.studies import make_problem
 

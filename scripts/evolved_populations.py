@@ -22,9 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from pokerduel.evolve import load_run, population_from_runs
-from pokerduel.ground_truth import load_ground_truth
-from pokerduel.populations import save_population
+from pokerduel.evolution.evolve import load_run, population_from_runs
+from pokerduel.play.ground_truth import load_ground_truth
+from pokerduel.play.populations import save_population
 
 STAGES = {"early": (0.0, 0.2), "middle": (0.4, 0.6), "late": (0.8, 1.0)}
 

@@ -1,6 +1,6 @@
 """Core paper Fig 8: top-4-of-10 selection among the shipped poker populations, replayed and live.
 
-Runs (or, with ``--replot``, reloads) two studies with ``pokerduel.poker_study`` and writes
+Runs (or, with ``--replot``, reloads) two studies with ``pokerduel.studies.poker`` and writes
 ``docs/results/fig8-replay.png``, ``fig8-live.png``, their wall-clock views and ``fig8.md`` (tables, the
 comparison with the paper, the hybrid's II and modes, live against replay, where adaptive selection pays
 off in seconds). The full results go to ``runs/fig8-*.h5`` (checkpointed: an interrupted run resumes).
@@ -23,8 +23,8 @@ import time
 
 import numpy as np
 
-from pokerduel.parallel import get_backend
-from pokerduel.poker_study import (
+from pokerduel.infra.parallel import get_backend
+from pokerduel.studies.poker import (
     HYBRID_THRESHOLD,
     PokerStudyConfig,
     PokerStudyResult,

@@ -98,9 +98,9 @@ def main():
               "--per-dim >= 2, --init and --workers >= 1", file=sys.stderr)
         sys.exit(2)
     from pokerduel.bandits.pbo_functions import get_objective, unit_grid
-    from pokerduel.parallel import get_backend
+    from pokerduel.infra.parallel import get_backend
+    from pokerduel.infra.storage import atomic_h5, stamp
     from pokerduel.selectors.studies import atomic_savefig
-    from pokerduel.storage import atomic_h5, stamp
 
     tasks = []
     for fname in functions:

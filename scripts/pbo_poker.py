@@ -46,7 +46,7 @@ def family_grid(args):
 
 def panel_chips(player, panel, deals, seed):
     """Chips of ``player`` summed over the panel, each match on the decks of ``seed + k``."""
-    from pokerduel.matches import play_duplicate
+    from pokerduel.play.matches import play_duplicate
 
     return int(sum(play_duplicate(player, opp, deals, seed=seed + k).samples.sum() for k, opp in enumerate(panel)))
 
@@ -192,7 +192,7 @@ def main():
 
 def play_duplicate_mbb(player, opp, deals, seed):
     """(mean, 95% half-width) of ``player``'s mbb/hand against ``opp``."""
-    from pokerduel.matches import play_duplicate
+    from pokerduel.play.matches import play_duplicate
 
     return play_duplicate(player, opp, deals, seed=seed).mbb_per_hand()
 

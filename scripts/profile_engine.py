@@ -12,11 +12,11 @@ import time
 import numba
 import numpy as np
 
-from pokerduel._jit import kernel
 from pokerduel.engine.decks import DEAL_SLOTS, SALTS, deal_cards, stream_key
 from pokerduel.engine.evaluator import eval7_pair
 from pokerduel.engine.rules import MAX_ACTIONS_PER_HAND, S_ACTIONS, STATE_SIZE
-from pokerduel.matches import _play_hand, _play_random_hand, play_duplicate
+from pokerduel.infra.jit import kernel
+from pokerduel.play.matches import _play_hand, _play_random_hand, play_duplicate
 from pokerduel.players.base import make_player
 
 

@@ -24,8 +24,8 @@ import os
 
 import numpy as np
 
-from pokerduel.poker_study import PokerStudyResult
 from pokerduel.selectors.studies import StudyResult, atomic_savefig, sign_runs, wilson
+from pokerduel.studies.poker import PokerStudyResult
 
 Z = 1.959963984540054
 RUN = {"+": "> 0", "-": "< 0", "0": "n.s."}

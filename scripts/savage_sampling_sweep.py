@@ -14,7 +14,7 @@ import numpy as np
 
 from pokerduel.bandits import borda_scores, copeland_scores, identify
 from pokerduel.bandits.studies import SavageConfig, savage_problem
-from pokerduel.parallel import get_backend
+from pokerduel.infra.parallel import get_backend
 
 SETTINGS = [("SAVAGE (exact predicate)", "savage", {}),
             ("Sampling m = 3, M = 3", "sampling", {"starts": 3, "steps": 3}),

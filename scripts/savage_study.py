@@ -15,7 +15,7 @@ import numpy as np
 from pokerduel.bandits import regret_per_round, run_on_matrix
 from pokerduel.bandits.problems import MSLR5
 from pokerduel.bandits.studies import METHODS, SavageConfig, run_savage_study, summarize_savage, write_savage
-from pokerduel.parallel import get_backend
+from pokerduel.infra.parallel import get_backend
 
 #: HuasenWu/DuelingBandits results/MSLR_Informational_5_Condorcet_results_EteOnly.mat (10 simulations),
 #: oracle minus SAVAGE reward, as recorded in ../shared/notes/other-seed-algorithms.md section 2.5

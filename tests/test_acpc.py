@@ -17,7 +17,7 @@ from pokerduel.acpc.protocol import ProtocolError, parse_action, parse_matchstat
 from pokerduel.engine.cards import format_cards, parse_cards
 from pokerduel.engine.histories import hand_to_acpc, replay_acpc
 from pokerduel.engine.rules import CALL, FOLD, RAISE, HandState
-from pokerduel.matches import play_duplicate
+from pokerduel.play.matches import play_duplicate
 from pokerduel.players.base import Player
 from pokerduel.players.genomes import (
     AsheSettings,

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from pokerduel.engine.rules import CALL, FOLD, MAX_ACTIONS_PER_HAND, RAISE, STACK, HandState
-from pokerduel.matches import play_duplicate, reset_memory
+from pokerduel.play.matches import play_duplicate, reset_memory
 from pokerduel.players import ashe
 from pokerduel.players.genomes import AsheSettings, ashe_player, handbuilt_genome, random_genome, unpack
 
@@ -296,8 +296,8 @@ def test_settings_and_genomes_are_validated():
 def test_random_populations_have_dominant_actions_and_wide_variance_spread():
     """Core paper §7: untrained players often lean on one action, so pair variances span orders of magnitude
     (two players who fold at once against two who move all-in: single hands of +-50..100 against +-20,000)."""
-    from pokerduel.populations import new_population
-    from pokerduel.tournament import round_robin
+    from pokerduel.play.populations import new_population
+    from pokerduel.play.tournament import round_robin
 
     rr = round_robin(new_population(10, seed=1).players(), 200, seed=1, count_actions=True)
     share = rr.actions / rr.actions.sum(axis=1, keepdims=True)

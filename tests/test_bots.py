@@ -382,7 +382,7 @@ def test_random_act_draws_exactly_as_the_general_formula(shift):
 def test_bot_specs_with_rule_constants():
     """``NAME(key=value, ...)`` builds the bot with those constants: same parameters and same play as the
     factory called directly, named as written; bad keys or values are clear errors."""
-    from pokerduel.matches import play_duplicate
+    from pokerduel.play.matches import play_duplicate
     from pokerduel.players.base import candid_statistician, hothead_maniac, make_player, split_specs
 
     p = make_player("candid-statistician(exponent=15)")

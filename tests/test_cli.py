@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from pokerduel.cli import main
-from pokerduel.matches import play_duplicate
+from pokerduel.play.matches import play_duplicate
 
 
 @pytest.fixture

@@ -19,8 +19,8 @@ import pytest
 from click.testing import CliRunner
 
 from pokerduel.cli import main
-from pokerduel.evolve import EvolveConfig, load_run, run_evolution
-from pokerduel.matches import play_duplicate
+from pokerduel.evolution.evolve import EvolveConfig, load_run, run_evolution
+from pokerduel.play.matches import play_duplicate
 
 TRUTH = Path(__file__).resolve().parents[1] / "data" / "ground_truth_10x10_seed1.h5"
 
@@ -132,7 +132,7 @@ def test_play_streams_a_long_match_in_blocks(monkeypatch, tmp_path):
     --deals allocates one block at a time (interrupted here after three blocks, the PHH file kept)."""
     import importlib
 
-    import pokerduel.matches as matches
+    import pokerduel.play.matches as matches
 
     cli_play = importlib.import_module("pokerduel.cli.play")  # the module, not the command it defines
 

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from pokerduel.cli import main
-from pokerduel.evolve import (
+from pokerduel.evolution.evolve import (
     DEFAULT_LAG,
     DEFAULT_REFIT,
     ConfigMismatch,
@@ -28,10 +28,10 @@ from pokerduel.evolve import (
     run_evolution,
     select,
 )
-from pokerduel.matches import play_duplicate
-from pokerduel.oracles import LiveOracle
+from pokerduel.evolution.reproduction import TserParams, crossover, linear, mutate, tser
+from pokerduel.play.matches import play_duplicate
+from pokerduel.play.oracles import LiveOracle
 from pokerduel.players.genomes import ashe_player
-from pokerduel.reproduction import TserParams, crossover, linear, mutate, tser
 from pokerduel.selectors import make_selector
 
 TINY = dict(population=6, generations=4, keep=3, selector="hybrid", seed=3, panel_deals=6, panel_heldout=1,
@@ -161,7 +161,7 @@ def test_survivors_are_the_selectors_top_k_with_the_budget_used_exactly(name):
 @pytest.mark.parametrize("name", ["pocbam", "ml-pocbam", "hybrid"])
 def test_repeated_run_takes_the_same_samples_as_stepping(name):
     """``run`` takes a decision's samples in one oracle call; stepping takes them one by one."""
-    from pokerduel.evolve import repeating
+    from pokerduel.evolution.evolve import repeating
     from pokerduel.selectors import SELECTORS, GaussianOracle
 
     K = 8
@@ -205,7 +205,7 @@ def test_lagged_selection_plays_the_engine_in_a_thread_and_equals_stepping(name)
 def test_select_on_a_given_oracle_leaves_it_to_the_caller():
     """A run makes each generation's oracle ahead (in its helper thread) and releases it after: select on
     that oracle gives what select makes itself, and leaves it open; its own oracle it releases."""
-    from pokerduel.oracles import MemoryPool
+    from pokerduel.play.oracles import MemoryPool
 
     cfg = tiny(budget=60)
     pop = initial_population(cfg)
@@ -286,7 +286,7 @@ def test_run_resume_equals_uninterrupted_and_panel_is_independent(tmp_path):
 def test_a_failed_checkpoint_stops_the_run_and_keeps_the_last_good_file(tmp_path, monkeypatch):
     """Checkpoints are written in a writer thread; a failure there reaches the caller, and the file holds
     the generations written before it."""
-    import pokerduel.evolve as ev
+    import pokerduel.evolution.evolve as ev
 
     real, calls = ev._write, [0]
 
@@ -306,7 +306,7 @@ def test_a_failed_checkpoint_stops_the_run_and_keeps_the_last_good_file(tmp_path
 
 
 def test_a_parallel_backend_gives_the_same_run(tmp_path):
-    from pokerduel.parallel import get_backend
+    from pokerduel.infra.parallel import get_backend
 
     cfg = tiny(generations=3)
     serial = run_evolution(cfg, tmp_path / "s.h5").run
@@ -347,7 +347,7 @@ def test_the_issue_example_runs_from_one_warmup_sample_per_pair(tmp_path):
 
 
 def test_plot_evolution(tmp_path):
-    from pokerduel.plots_evolution import plot_evolution
+    from pokerduel.evolution.plots import plot_evolution
 
     run_evolution(tiny(generations=2), tmp_path / "r.h5")
     info = plot_evolution(tmp_path / "r.h5", tmp_path / "r.png")

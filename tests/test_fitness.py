@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from pokerduel.cli import main
-from pokerduel.evolve import (
+from pokerduel.evolution.evolve import (
     EvolveConfig,
     ane_seed,
     evaluate,
@@ -22,12 +22,12 @@ from pokerduel.evolve import (
     run_evolution,
     training_opponents,
 )
-from pokerduel.fitness import ane, earnings_matrix, normalized_earnings
-from pokerduel.matches import deal_strengths, play_duplicate
-from pokerduel.parallel import SerialBackend, get_backend
+from pokerduel.evolution.fitness import ane, earnings_matrix, normalized_earnings
+from pokerduel.infra.parallel import SerialBackend, get_backend
+from pokerduel.play.matches import deal_strengths, play_duplicate
+from pokerduel.play.populations import new_population
 from pokerduel.players.base import TRAINING_BOTS
 from pokerduel.players.genomes import AsheSettings, ashe_player, handbuilt_genome
-from pokerduel.populations import new_population
 
 SMALL = AsheSettings(prt_capacity=256)
 TINY_ANE = dict(population=6, generations=4, keep=3, fitness="ane", opponents=("calling-machine", "hothead-maniac"),
@@ -206,8 +206,8 @@ def test_a_short_ashe1_run_beats_the_calling_machine(tmp_path):
 def test_populations_of_evolved_players_from_run_files(tmp_path):
     """``pokerduel population from-run``: the champions of chosen generations and the current population of
     each run, in order, in a population file that says where they came from and ranks like any other."""
-    from pokerduel.evolve import population_from_runs
-    from pokerduel.populations import load_population
+    from pokerduel.evolution.evolve import population_from_runs
+    from pokerduel.play.populations import load_population
 
     paths = [tmp_path / f"r{s}.h5" for s in (1, 2)]
     runs = [run_evolution(EvolveConfig(**{**TINY_ANE, "generations": 3, "seed": s}), p).run
@@ -227,7 +227,7 @@ def test_populations_of_evolved_players_from_run_files(tmp_path):
     gt = CliRunner().invoke(main, ["ground-truth", "--population", str(out), "--hands", "4", "--seed", "3",
                                    "--backend", "serial", "--out", str(tmp_path / "gt.h5"), "--json"])
     assert gt.exit_code == 0, gt.output
-    from pokerduel.ground_truth import load_ground_truth
+    from pokerduel.play.ground_truth import load_ground_truth
     assert load_ground_truth(tmp_path / "gt.h5")[0].source["origin"] == saved.origin
     for args, words in ((["--champions", "0-2"], "generations 1..3"), ([], "--champions GENERATIONS, --current"),
                         (["--champions", "3-1"], "1-based")):
@@ -306,7 +306,7 @@ def test_run_file_players_are_player_specs_everywhere(tmp_path):
     run = run_evolution(EvolveConfig(**{**TINY_ANE, "generations": 2}), tmp_path / "r.h5").run
     spec = f"{tmp_path}/r.h5:champion"
     code = ("import json, sys; from pokerduel.players.base import make_player; "
-            f"p = make_player({spec!r}); assert 'pokerduel.evolve' in sys.modules; "
+            f"p = make_player({spec!r}); assert 'pokerduel.evolution.evolve' in sys.modules; "
             "print(json.dumps(p.params[4:7].tolist()))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert np.allclose(json.loads(out), run.records["champion"][-1][:3])

@@ -14,7 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from pokerduel.cli import main
-from pokerduel.ground_truth import (
+from pokerduel.infra.parallel import SerialBackend, get_backend
+from pokerduel.play.ground_truth import (
     ConfigMismatch,
     CorruptFile,
     borda_ranking,
@@ -28,9 +29,8 @@ from pokerduel.ground_truth import (
     random_job,
     run_ground_truth,
 )
-from pokerduel.matches import play_duplicate
-from pokerduel.parallel import SerialBackend, get_backend
-from pokerduel.populations import new_population, save_population
+from pokerduel.play.matches import play_duplicate
+from pokerduel.play.populations import new_population, save_population
 
 SMALL = ["--populations", "2", "--size", "4", "--hands", "40", "--seed", "5"]
 # The job killed with SIGKILL: long enough (20 pairs of 1,500 deals, about 1-3 s) to be caught midway.

@@ -32,7 +32,7 @@ from pokerduel.engine.rules import (
     raise_range,
     to_call,
 )
-from pokerduel.matches import play_duplicate
+from pokerduel.play.matches import play_duplicate
 from pokerduel.players import base
 from pokerduel.players.base import BOTS, HELDOUT_BOTS, TRAINING_BOTS, make_player
 from pokerduel.players.hand_strength import DEFAULT_SAMPLES, PREFLOP_HS
@@ -90,7 +90,7 @@ def _training_opponent_names():
     """Every bot that a default or preset of the evolution trains against: the configuration's default
     ``opponents``, each preset's ``opponents`` and the ``evolve`` command's ``--opponents`` default.
     (The benchmark panel only measures the champion; it includes the held-out bots.)"""
-    import pokerduel.evolve as ev
+    import pokerduel.evolution.evolve as ev
     from pokerduel.cli.evolve import evolve as evolve_command
 
     names = set()

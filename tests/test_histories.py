@@ -13,7 +13,7 @@ import pytest
 from pokerduel.engine.cards import format_cards, parse_cards
 from pokerduel.engine.histories import hand_to_acpc, hand_to_phh, replay_acpc, write_phhs
 from pokerduel.engine.rules import BIG_BLIND, CALL, FOLD, RAISE, STACK, HandState
-from pokerduel.matches import play_duplicate
+from pokerduel.play.matches import play_duplicate
 
 try:
     import pokerkit  # noqa: F401  (test extra; the tests that need it skip without it)

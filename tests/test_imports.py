@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import pokerduel
 
 ROOT = Path(pokerduel.__file__).resolve().parent
@@ -109,7 +111,7 @@ def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_graph_sees_imports():
     graph = import_graph()
-    assert "pokerduel.players.base" in graph["pokerduel.populations"]
+    assert "pokerduel.players.base" in graph["pokerduel.play.populations"]
     assert "pokerduel.selectors.base" in graph["pokerduel.bandits.savage_topk"]
     assert "pokerduel.selectors" in graph["pokerduel.bandits.savage_topk"]   # the package, imported first
     assert "pokerduel.bandits.base" in graph["pokerduel.bandits.savage"]
@@ -137,16 +139,18 @@ def _all_imports(prefix: str) -> dict[str, set[str]]:
 
 
 def _outside(imports: dict[str, set[str]], allowed: tuple[str, ...]) -> dict[str, list[str]]:
-    """The imports of each module that are neither the root package nor under ``allowed``."""
+    """The imports of each module that are neither the root package nor under ``allowed`` (nor a package
+    holding an allowed module, imported first: ``pokerduel.infra`` for ``pokerduel.infra.jit``)."""
     def ok(target: str) -> bool:
-        return target == "pokerduel" or any(target == a or target.startswith(a + ".") for a in allowed)
+        return target == "pokerduel" or any(target == a or target.startswith(a + ".") or a.startswith(target + ".")
+                                            for a in allowed)
 
     bad = {name: sorted(t for t in targets if not ok(t)) for name, targets in imports.items()}
     return {name: targets for name, targets in bad.items() if targets}
 
 
 def test_bandits_import_no_poker_code():
-    poker = ("pokerduel.players", "pokerduel.engine", "pokerduel.matches")
+    poker = ("pokerduel.players", "pokerduel.engine", "pokerduel.play")
     bad = {name: sorted(t for t in targets if t.startswith(poker))
            for name, targets in _all_imports("pokerduel.bandits").items()}
     assert not any(bad.values()), f"bandits import poker code: { {n: t for n, t in bad.items() if t} }"
@@ -155,7 +159,7 @@ def test_bandits_import_no_poker_code():
 def test_lower_layers_never_reach_up():
     """Not even at call time: the engine and the players see only themselves, the selectors no bandits,
     and SAVAGE builds on ``bandits.base``, not on the module that registers it."""
-    base = ("pokerduel._jit", "pokerduel.storage")
+    base = ("pokerduel.infra.jit", "pokerduel.infra.storage")
     assert not _outside(_all_imports("pokerduel.engine"), ("pokerduel.engine",) + base)
     assert not _outside(_all_imports("pokerduel.players"), ("pokerduel.engine", "pokerduel.players") + base)
     assert not _outside(_all_imports("pokerduel.selectors"), ("pokerduel.selectors",) + base)
@@ -177,22 +181,37 @@ def test_registered_plugins_resolve_in_any_import_order():
             "from pokerduel.bandits.savage_topk import SavageTopK; "
             "assert type(sel) is SavageTopK and SELECTORS['savage'] is SavageTopK; "
             "from pokerduel.selectors import SavageTopK as S; assert S is SavageTopK; "
-            "assert 'pokerduel.populations' not in sys.modules")
+            "assert 'pokerduel.play.populations' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_population_specs_resolve_with_only_players_imported(tmp_path):
-    from pokerduel.populations import new_population, save_population
+    from pokerduel.play.populations import new_population, save_population
 
     path = tmp_path / "pop.h5"
     pop = new_population(4, seed=2)
     save_population(pop, path)
     code = ("import sys, numpy as np; from pokerduel.players.base import make_player; "
-            "assert 'pokerduel.populations' not in sys.modules; "
+            "assert 'pokerduel.play.populations' not in sys.modules; "
             f"p = make_player({str(path) + ':3'!r}); "
             f"assert p.name == {str(path) + ':3'!r}, p.name; "
-            "assert 'pokerduel.populations' in sys.modules; "
-            "from pokerduel.populations import load_population; "
+            "assert 'pokerduel.play.populations' in sys.modules; "
+            "from pokerduel.play.populations import load_population; "
             f"g = load_population({str(path)!r}).genomes[3].astype(np.float64); "
             "assert np.array_equal(p.params[-g.size:], g)")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_play_reexports_lazily():
+    code = ("import sys, pokerduel.play as play; "
+            "assert not any(m.startswith('pokerduel.play.') for m in sys.modules), sorted(sys.modules); "
+            "from pokerduel.play import LiveOracle, ReplayOracle, load_ground_truth, new_population, play_duplicate; "
+            "from pokerduel.play.matches import play_duplicate as p; assert p is play_duplicate; "
+            "from pokerduel.play.oracles import LiveOracle as L; assert L is LiveOracle; "
+            "assert set(play.__all__) <= set(dir(play)); "
+            "assert all(getattr(play, n) is not None for n in play.__all__)")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    import pokerduel.play
+
+    with pytest.raises(AttributeError):
+        pokerduel.play.no_such_name

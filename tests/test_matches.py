@@ -10,7 +10,7 @@ import pytest
 from pokerduel.engine.cards import card_str
 from pokerduel.engine.decks import deal_decks
 from pokerduel.engine.rules import CALL, STACK, HandState, raise_range
-from pokerduel.matches import play_duplicate
+from pokerduel.play.matches import play_duplicate
 from pokerduel.players.base import BOTS, make_player
 from pokerduel.players.bots import candid_statistician_act, scared_limper_act
 from pokerduel.players.hand_strength import hand_strength

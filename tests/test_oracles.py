@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pokerduel.ground_truth import load_ground_truth
-from pokerduel.matches import play_duplicate
-from pokerduel.oracles import LiveOracle, MemoryPool, ReplayOracle, pair_seed
+from pokerduel.play.ground_truth import load_ground_truth
+from pokerduel.play.matches import play_duplicate
+from pokerduel.play.oracles import LiveOracle, MemoryPool, ReplayOracle, pair_seed
 from pokerduel.selectors import make_selector
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "ground_truth_10x10_seed1.h5"
@@ -74,8 +74,8 @@ def test_rewind_replays_without_playing_again(players):
 def test_reused_memories_give_the_samples_of_fresh_ones():
     """Memories from a pool, dirty from another generation's matches, are reset before each match: the
     samples equal those of fresh memories (ASHE players, whose PRTs and LSTMs fill their memories)."""
+    from pokerduel.play.populations import new_population
     from pokerduel.players.genomes import AsheSettings, ashe_player
-    from pokerduel.populations import new_population
 
     settings = AsheSettings(prt_capacity=256)
     pops = [[ashe_player(g, settings) for g in new_population(4, seed, settings).genomes] for seed in (1, 2)]

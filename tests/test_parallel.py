@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from pokerduel.parallel import BACKENDS, DASK_HINT, default_workers, get_backend
+from pokerduel.infra.parallel import BACKENDS, DASK_HINT, default_workers, get_backend
 
 
 def _square_and_pid(x):

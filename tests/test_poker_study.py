@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 from pokerduel.cli import main
-from pokerduel.ground_truth import load_ground_truth
-from pokerduel.parallel import get_backend
-from pokerduel.poker_study import (
+from pokerduel.infra.parallel import get_backend
+from pokerduel.play.ground_truth import load_ground_truth
+from pokerduel.studies.poker import (
     ConfigMismatch,
     PokerStudyConfig,
     PokerStudyResult,

@@ -8,10 +8,10 @@ import pytest
 from click.testing import CliRunner
 
 from pokerduel.cli import main
-from pokerduel.matches import play_duplicate
+from pokerduel.play.matches import play_duplicate
+from pokerduel.play.populations import load_population, new_population, save_population
 from pokerduel.players.base import make_player
 from pokerduel.players.genomes import AsheSettings
-from pokerduel.populations import load_population, new_population, save_population
 
 
 @pytest.fixture

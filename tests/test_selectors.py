@@ -714,5 +714,5 @@ def test_selectors_import_no_poker_code():
     import sys
     code = ("import sys, pokerduel.selectors; "
             "bad = [m for m in sys.modules if m.startswith(('pokerduel.engine', 'pokerduel.players', "
-            "'pokerduel.matches'))]; assert not bad, bad")
+            "'pokerduel.play'))]; assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)

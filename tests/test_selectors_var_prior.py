@@ -269,8 +269,8 @@ def test_compiled_replication_with_prior_equals_the_python_selector(name, n0):
 def test_poker_replay_compiled_path_follows_the_prior():
     from pathlib import Path
 
-    from pokerduel.ground_truth import load_ground_truth
-    from pokerduel.poker_study import PokerStudyConfig, run_unit
+    from pokerduel.play.ground_truth import load_ground_truth
+    from pokerduel.studies.poker import PokerStudyConfig, run_unit
 
     data = str(Path(__file__).resolve().parents[1] / "data" / "ground_truth_10x10_seed1.h5")
     truth = load_ground_truth(data)
@@ -307,7 +307,7 @@ def test_study_cli_takes_the_prior_and_refuses_bad_values(tmp_path):
 
 def test_evolution_passes_the_prior_through_its_selector_options():
     """``pokerduel evolve --selector-option var_prior=NU0`` reaches the selector; bad values are refused."""
-    from pokerduel.evolve import EvolveConfig
+    from pokerduel.evolution.evolve import EvolveConfig
 
     base = dict(population=6, generations=1, keep=3, selector="hybrid", deals=10, panel_bots=("random",), seed=1)
     cfg = EvolveConfig(**base, selector_options={"var_prior": 2.0})

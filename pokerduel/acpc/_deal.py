@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import kernel
 from ..engine.rules import (
     CALL,
     FOLD,
@@ -26,6 +25,7 @@ from ..engine.rules import (
     new_hand,
     raise_range,
 )
+from ..infra.jit import kernel
 from ._feed import _find, _number, _put_int
 
 (H_HAND, H_ROUND, H_ACTOR, H_FINISHED, H_BLEN, H_ELEN, H_NEXT, H_LINE_START, H_LINE_END, H_ASKED, H_AMOUNT,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import kernel
 from ..engine.rules import (
     CALL,
     FOLD,
@@ -22,6 +21,7 @@ from ..engine.rules import (
     S_FOLDED,
     S_ROUND,
 )
+from ..infra.jit import kernel
 from .agent import agent_act, agent_finish, apply_token, hand_keys, start_hand
 
 # ctx fields

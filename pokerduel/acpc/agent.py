@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import kernel
 from ..engine.decks import SALTS, seed_keys, stream_key
 from ..engine.evaluator import eval7_pair
 from ..engine.rules import (
@@ -37,7 +36,8 @@ from ..engine.rules import (
     payoff0,
     raise_range,
 )
-from ..matches import reset_memory
+from ..infra.jit import kernel
+from ..play.matches import reset_memory
 from ..players import policy
 from ..players.base import Player, make_player
 from ..players.hand_strength import DEFAULT_SAMPLES

@@ -32,11 +32,11 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from .._jit import kernel
 from ..engine.decks import DEAL_SLOTS, N_DEAL_CARDS, deal_cards, seed_keys
 from ..engine.evaluator import eval7_pair
 from ..engine.rules import BIG_BLIND, STATE_SIZE, payoff0
-from ..storage import atomic_path
+from ..infra.jit import kernel
+from ..infra.storage import atomic_path
 from . import _deal
 from .protocol import GAME, ProtocolError, parse_matchstate, set_io_timeout
 

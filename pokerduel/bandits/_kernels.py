@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from .._jit import kernel
+from ..infra.jit import kernel
 from ..selectors._rng import mix64, stream_key, uniform_at
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)

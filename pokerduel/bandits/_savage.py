@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from .._jit import kernel
+from ..infra.jit import kernel
 from ._kernels import duel, rand_below, rand_u
 
 COPELAND, BORDA, CONDORCET = 0, 1, 2

@@ -99,7 +99,7 @@ def _copeland_task(task: dict) -> dict:
 
 def run_copeland_study(cfg: CopelandConfig, *, backend=None, progress=None) -> dict:
     """Run the study; returns a dict of arrays (see ``write_copeland``)."""
-    from ..parallel import get_backend
+    from ..infra.parallel import get_backend
 
     cfg.validate()
     games = copeland_games(cfg)
@@ -138,7 +138,7 @@ def write_copeland(res: dict, path) -> None:
     """A self-describing h5: ``K`` (G), ``grid`` (C), ``regret`` (A x G x R x C cumulative Copeland
     regret), ``hit`` (A x G x R: winner estimate at T is the Copeland winner), ``seconds`` (A x G),
     ``P/g{i}`` the matrices; attributes format, version and the config as JSON."""
-    from ..storage import atomic_h5, stamp
+    from ..infra.storage import atomic_h5, stamp
 
     cfg = res["config"]
     with atomic_h5(path) as f:
@@ -154,7 +154,7 @@ def write_copeland(res: dict, path) -> None:
 
 
 def read_copeland(path) -> dict:
-    from ..storage import open_checked
+    from ..infra.storage import open_checked
 
     f, config = open_checked(path, COPELAND_FORMAT, FORMAT_VERSION)
     with f:
@@ -351,7 +351,7 @@ def _savage_task(task: dict) -> dict:
 def run_savage_study(cfg: SavageConfig, *, backend=None) -> dict:
     """Every method of ``METHODS`` on ``runs`` problem instances of each kind (one instance per run, the
     same instance and feedback streams for all methods of a run)."""
-    from ..parallel import get_backend
+    from ..infra.parallel import get_backend
 
     cfg.validate()
     tasks = []
@@ -380,7 +380,7 @@ def run_savage_study(cfg: SavageConfig, *, backend=None) -> dict:
 
 
 def write_savage(res: dict, path) -> None:
-    from ..storage import atomic_h5, stamp
+    from ..infra.storage import atomic_h5, stamp
 
     cfg = res["config"]
     with atomic_h5(path) as f:

@@ -32,7 +32,7 @@ def check_output(path, option: str, *, overwrite: bool, kind: str | None = None)
         if kind is None:
             raise click.BadParameter(f"{path} exists; pass --overwrite to replace it, or choose another name",
                                      param_hint=option)
-        from ..storage import file_format
+        from ..infra.storage import file_format
 
         found = file_format(p)
         if found != kind and not _damaged_hdf5(p):
@@ -67,7 +67,7 @@ def _damaged_hdf5(path) -> bool:
 def check_image(path, option: str, *, overwrite: bool, png_only: bool = False) -> str:
     """``check_output`` for a figure, whose suffix must also be an image format it can be drawn in (PNG
     alone for ``png_only``)."""
-    from ..plots import image_format
+    from ..infra.figures import image_format
 
     try:
         fmt = image_format(path)

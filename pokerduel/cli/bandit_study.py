@@ -24,14 +24,14 @@ def _check_outputs(prefix: str, kind: str, plots: tuple[str, ...], overwrite: bo
 
 
 def _write_report(path: str, text: str) -> None:
-    from ..storage import atomic_path
+    from ..infra.storage import atomic_path
 
     with atomic_path(path) as tmp, open(tmp, "w") as f:
         f.write(text)
 
 
 def _backend(workers):
-    from ..parallel import get_backend
+    from ..infra.parallel import get_backend
 
     return get_backend("serial") if workers == 1 else get_backend("multiprocess", workers=workers)
 

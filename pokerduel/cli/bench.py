@@ -20,7 +20,7 @@ def bench():
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 def engine(evals, deals, as_json):
     """Evaluator evals/s and engine hands/s, with eval7 and pokerkit measured in the same run."""
-    from ..bench import bench_engine, bench_evaluator
+    from ..play.bench import bench_engine, bench_evaluator
 
     res = {**bench_evaluator(evals), **bench_engine(deals)}
     if as_json:

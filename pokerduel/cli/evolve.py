@@ -132,8 +132,8 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, pool_weig
     Every generation is checkpointed atomically to OUT; after an interruption, the same command with
     --resume continues exactly as an uninterrupted run would.
     """
-    from .. import evolve as ev
-    from ..parallel import DASK_HINT, get_backend
+    from ..evolution import evolve as ev
+    from ..infra.parallel import DASK_HINT, get_backend
     from ..players.base import split_specs
 
     options = dict(

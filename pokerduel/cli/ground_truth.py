@@ -68,8 +68,8 @@ def ground_truth(n_populations, size, population_files, hands, seed, out, backen
     interruption finishes the job without replaying them. The result does not depend on the backend or
     the number of workers.
     """
-    from .. import ground_truth as gt
-    from ..parallel import DASK_HINT, get_backend
+    from ..infra.parallel import DASK_HINT, get_backend
+    from ..play import ground_truth as gt
 
     if hands % 2:
         raise click.BadParameter(f"{hands} is odd; hands come in pairs (one duplicate deal is two hands)",

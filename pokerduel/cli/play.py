@@ -62,7 +62,7 @@ class _Tally:
 def play_blocks(a, b, deals, seed, hs_samples=None, records=False, progress=None):
     """The results of ``play_duplicate(a, b, deals, seed)`` in blocks of consecutive deals of one continuing
     match (the same hands as one call), so that no block holds more than ``BLOCK`` deals."""
-    from ..matches import play_duplicate, reset_memory
+    from ..play.matches import play_duplicate, reset_memory
 
     memory = (*a.new_memory(), *b.new_memory())
     reset_memory(a.kind, a.params, memory[0], memory[1])

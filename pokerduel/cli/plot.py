@@ -23,8 +23,8 @@ def plot():
 @click.option("--overwrite", is_flag=True, help=OVERWRITE_HELP)
 def matrices(path, out, populations, columns, overwrite):
     """Fig 7: each population's pairwise-mean matrix of a ground-truth file, players in true rank order."""
-    from ..ground_truth import CorruptFile, load_ground_truth
-    from ..plots import plot_matrices
+    from ..play.ground_truth import CorruptFile, load_ground_truth
+    from ..studies.plots import plot_matrices
 
     check_image(out, "--out", overwrite=overwrite)
     try:
@@ -46,7 +46,7 @@ def matrices(path, out, populations, columns, overwrite):
 def evolution(paths, out, overwrite):
     """An evolution run's champion against the benchmark panel, generation by generation; with several run
     files, the mean over runs (per mode) against the training bots and the held-out opponents."""
-    from ..plots_evolution import plot_evolution, plot_evolution_runs
+    from ..evolution.plots import plot_evolution, plot_evolution_runs
 
     out = out or str(Path(paths[0]).with_suffix(".png"))
     check_image(out, "--out", overwrite=overwrite)

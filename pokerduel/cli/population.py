@@ -29,8 +29,8 @@ def population():
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 def new(size, seed, out, hidden, prt_capacity, lstm_reset, overwrite, as_json):
     """Write a population of random ASHE players (every weight uniform on [-1, 1])."""
+    from ..play.populations import FORMAT, new_population, save_population
     from ..players.genomes import AsheSettings
-    from ..populations import FORMAT, new_population, save_population
 
     check_output(out, "--out", overwrite=overwrite, kind=FORMAT)
     settings = AsheSettings(hidden=hidden, prt_capacity=prt_capacity, lstm_reset=lstm_reset)
@@ -50,7 +50,7 @@ def new(size, seed, out, hidden, prt_capacity, lstm_reset, overwrite, as_json):
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 def show(path, as_json):
     """Describe a population file."""
-    from ..populations import load_population
+    from ..play.populations import load_population
 
     try:
         pop = load_population(path)
@@ -93,8 +93,8 @@ def from_run(runs, champions, current, out, overwrite, as_json):
 
     For example the champions of generations 241-250 of one run, or of generation 250 of ten seeds; the
     file says where each player came from, and `pokerduel ground-truth --population` ranks it."""
-    from ..evolve import population_from_runs
-    from ..populations import FORMAT, save_population
+    from ..evolution.evolve import population_from_runs
+    from ..play.populations import FORMAT, save_population
 
     gens = None if champions is None else _generations(champions)
     if not gens and not current:

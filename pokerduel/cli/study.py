@@ -1,7 +1,7 @@
 """``pokerduel study``: success-rate studies of top-k selectors and bandits, one subcommand per kind of problem.
 
 ``study synthetic`` runs the synthetic problems of ``pokerduel.selectors.studies``; ``study poker`` the
-players of a ground-truth file (``pokerduel.poker_study``).
+players of a ground-truth file (``pokerduel.studies.poker``).
 """
 
 from __future__ import annotations
@@ -184,9 +184,9 @@ def poker(truth_path, k, methods, budget, points, budget_list, reps, oracle, res
     duplicate deal. Finished blocks of replications are checkpointed: rerunning the same command after an
     interruption finishes the job. The result does not depend on the backend or the number of workers.
     """
-    from ..ground_truth import load_ground_truth
-    from ..parallel import get_backend
-    from ..poker_study import PokerStudyConfig, default_budgets, markdown_table, run_poker_study
+    from ..infra.parallel import get_backend
+    from ..play.ground_truth import load_ground_truth
+    from ..studies.poker import PokerStudyConfig, default_budgets, markdown_table, run_poker_study
 
     method_list = tuple(m.strip() for m in methods.split(",") if m.strip())
     opts = {"hybrid": {"threshold": 0.17}}
@@ -213,7 +213,7 @@ def poker(truth_path, k, methods, budget, points, budget_list, reps, oracle, res
                              f"that could exhaust a pair: use --budget <= {truth.config['deals']}")
     except ValueError as err:  # CorruptFile is a ValueError
         raise click.UsageError(str(err)) from None
-    from ..poker_study import FORMAT
+    from ..studies.poker import FORMAT
 
     plot = plot or os.path.splitext(out)[0] + ".png"
     wall = os.path.splitext(plot)[0] + "-wallclock.png"

@@ -15,7 +15,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from .._jit import kernel
+from ..infra.jit import kernel
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 N_DEAL_CARDS = 9  # hole cards of position 0, of position 1, then flop, turn, river

@@ -11,7 +11,7 @@ from importlib import resources
 
 import numpy as np
 
-from .._jit import kernel
+from ..infra.jit import kernel
 from .cards import CATEGORY_NAMES
 from .evaluator_tables import BUCKET_BITS, FLUSH_BITS, HASH_MUL_BUCKET, HASH_MUL_SLOT, SLOT_BITS, SUIT_KEY_INIT
 

@@ -153,7 +153,7 @@ def write_phhs(path, records) -> int:
     ``records`` may be a generator (the hands are written as they come); the file appears at ``path`` only
     once all are written (``storage.atomic_path``). Each hand names its players, puts A in seat 1 and B
     in seat 2, and has the finishing stacks of the payoffs the record holds (checked against the rules)."""
-    from ..storage import atomic_path
+    from ..infra.storage import atomic_path
 
     n = 0
     with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:

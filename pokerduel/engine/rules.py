@@ -20,7 +20,7 @@ from numba import types
 from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic
 
-from .._jit import kernel
+from ..infra.jit import kernel
 
 STACK = 20_000
 BIG_BLIND = 100

@@ -28,7 +28,6 @@ import math
 
 import numpy as np
 
-from .._jit import kernel
 from ..engine.rules import (
     CALL,
     FOLD,
@@ -45,6 +44,7 @@ from ..engine.rules import (
     pot,
     to_call,
 )
+from ..infra.jit import kernel
 
 # ---- action alphabet -------------------------------------------------------------------------------
 CODE_F, CODE_C = 0, 1

@@ -179,8 +179,8 @@ HELDOUT_BOTS = ("tight-aggressive", "loose-passive", "bluffer", "check-raiser", 
 # ``make_player`` resolves every spec whatever was imported before.
 SPEC_RESOLVERS: list[Callable[[str], Player | None]] = []
 SPEC_PLUGINS: list[str] = [
-    "pokerduel.populations",   # FILE.h5:INDEX, an ASHE player of a population file
-    "pokerduel.evolve",        # RUN.h5:champion[:G] and RUN.h5:INDEX of an evolution run file
+    "pokerduel.play.populations",   # FILE.h5:INDEX, an ASHE player of a population file
+    "pokerduel.evolution.evolve",   # RUN.h5:champion[:G] and RUN.h5:INDEX of an evolution run file
 ]
 
 

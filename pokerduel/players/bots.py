@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import kernel
 from ..engine.decks import next_below
 from ..engine.rules import (
     BIG_BLIND,
@@ -27,6 +26,7 @@ from ..engine.rules import (
     pot,
     to_call,
 )
+from ..infra.jit import kernel
 
 
 @kernel

@@ -14,9 +14,9 @@ from importlib import resources
 
 import numpy as np
 
-from .._jit import kernel
 from ..engine.decks import GOLDEN, mix64
 from ..engine.evaluator import eval7
+from ..infra.jit import kernel
 
 DEFAULT_SAMPLES = 1000
 

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import kernel
 from ..engine.decks import next_u64
 from ..engine.rules import BIG_BLIND, CALL, FOLD, RAISE, S_MAX_SPENT, S_ROUND, S_ROUND_ACTIONS, pot, to_call
+from ..infra.jit import kernel
 from .bots import pot_raise_to
 
 _UNIT = 1.0 / 9007199254740992.0  # 2**-53: a 53-bit integer times this is uniform on [0, 1)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .._jit import kernel
 from ..engine.decks import stream_key
 from ..engine.rules import S_FOLDED, S_ROUND
+from ..infra.jit import kernel
 from .ashe import ashe_act, ashe_observe, ashe_reset
 from .base import (
     ASHE,

@@ -355,7 +355,7 @@ class StudyResult:
     def save(self, path) -> None:
         """Write an HDF5 file atomically (a temporary name, then a rename), with attributes ``config``
         (JSON), ``seed``, ``replications``, ``pokerduel_version``, ``format``, ``seconds`` and ``workers``."""
-        from ..storage import atomic_h5, stamp
+        from ..infra.storage import atomic_h5, stamp
 
         with atomic_h5(path) as f:
             stamp(f, FORMAT, FORMAT_VERSION, **json.loads(self.config.to_json()))
@@ -372,7 +372,7 @@ class StudyResult:
 
     @classmethod
     def load(cls, path) -> StudyResult:
-        from ..storage import open_checked
+        from ..infra.storage import open_checked
 
         f, raw = open_checked(path, FORMAT, FORMAT_VERSION)
         with f:

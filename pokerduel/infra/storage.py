@@ -14,7 +14,7 @@ from pathlib import Path
 
 import h5py
 
-from . import __version__
+from .. import __version__
 
 
 @contextlib.contextmanager

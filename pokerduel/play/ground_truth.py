@@ -50,11 +50,11 @@ from typing import Callable
 
 import numpy as np
 
-from . import __version__
-from .players.genomes import AsheSettings
-from .players.hand_strength import DEFAULT_SAMPLES
+from .. import __version__
+from ..infra.storage import atomic_h5, open_checked, plain_attrs, stamp
+from ..players.genomes import AsheSettings
+from ..players.hand_strength import DEFAULT_SAMPLES
 from .populations import Population, load_population, new_population
-from .storage import atomic_h5, open_checked, plain_attrs, stamp
 from .tournament import borda_ranking, intransitive_triplets, negative_upper  # noqa: F401 (re-exported)
 
 FORMAT, FORMAT_VERSION = "pokerduel.ground_truth", 1
@@ -435,7 +435,7 @@ def run_ground_truth(job: Job, out, backend=None, *, overwrite: bool = False,
     ``progress(done, total, hands_this_call, seconds)`` is called once before playing and after every pair.
     Raises ``ConfigMismatch`` or ``CorruptFile`` for existing files it will not reuse (see the module doc).
     """
-    from .parallel import SerialBackend
+    from ..infra.parallel import SerialBackend
 
     t_start = time.perf_counter()
     out = Path(out)

@@ -14,7 +14,7 @@ Each generation (``run_evolution``):
    the held-out bots that no preset trains against, plus ``panel_heldout`` random generation-0-style
    players that never join the population. Results in
    mBB/hand with 95% intervals; these matches run on the backend (serial, multiprocess or Dask).
-3. **Reproduction.** ASHE 1.0's TSER (``pokerduel.reproduction``): elites (survivors above the
+3. **Reproduction.** ASHE 1.0's TSER (``pokerduel.evolution.reproduction``): elites (survivors above the
    survivors' mean selector score) are kept unchanged and breed by even/odd-gene crossover, the other
    survivors are mutated, children fill the population; mutation rate and strength fall linearly.
    With the serial backend it runs in a helper thread while the panel plays, with the rest of the
@@ -64,18 +64,18 @@ from typing import Callable
 
 import numpy as np
 
-from . import __version__
-from .engine.rules import BIG_BLIND
-from .oracles import LiveOracle, MemoryPool
-from .players.ashe import action_counts
-from .players.base import HELDOUT_BOTS, TRAINING_BOTS, register_spec_resolver
-from .players.genomes import AsheSettings, ashe_player
-from .players.hand_strength import DEFAULT_SAMPLES
-from .populations import new_population
+from .. import __version__
+from ..engine.rules import BIG_BLIND
+from ..infra.storage import atomic_h5, file_format, open_checked, plain_attrs, stamp
+from ..play.oracles import LiveOracle, MemoryPool
+from ..play.populations import new_population
+from ..players.ashe import action_counts
+from ..players.base import HELDOUT_BOTS, TRAINING_BOTS, register_spec_resolver
+from ..players.genomes import AsheSettings, ashe_player
+from ..players.hand_strength import DEFAULT_SAMPLES
+from ..selectors import SELECTORS, MLPOCBAm, check_lag
+from ..selectors.problems import n_pairs
 from .reproduction import TserParams, tser
-from .selectors import SELECTORS, MLPOCBAm, check_lag
-from .selectors.problems import n_pairs
-from .storage import atomic_h5, file_format, open_checked, plain_attrs, stamp
 
 FORMAT, FORMAT_VERSION = "pokerduel.evolution", 1
 #: the benchmark panel: ASHE 1.0's four training bots, the random bot and the held-out bots (never trained on)
@@ -260,7 +260,7 @@ class EvolveConfig:
         _check_int(self.seed, "seed", 0)
         if not isinstance(self.tser, TserParams):
             raise ValueError("tser must be a TserParams")
-        from .players.base import BOTS, bot_from_spec
+        from ..players.base import BOTS, bot_from_spec
 
         bots = tuple(self.panel_bots)
         unknown = [b for b in bots if not isinstance(b, str) or bot_from_spec(b) is None]
@@ -329,7 +329,7 @@ class EvolveConfig:
         empty pools drop out."""
         if not self.n_fixed:
             return {}
-        from .selectors.weights import pool_weights
+        from ..selectors.weights import pool_weights
 
         w_pop, w_hall, w_opp = self.pool_weights
         pools = [(n, w) for n, w in ((len(self.opponents), w_opp), (hall_present, w_hall)) if n]
@@ -419,7 +419,7 @@ def resolve_opponent(spec: str):
     """The player a fixed-opponent spec names: a bot (``BOTS``), ``FILE.h5:INDEX`` (player INDEX of a
     population file, or of an evolution run file's current population) or ``RUN.h5:champion[:G]``
     (generation G's champion of a run file, 1-based; the last by default). ``ValueError`` if unknown."""
-    from .players.base import BOTS, bot_from_spec, make_player
+    from ..players.base import BOTS, bot_from_spec, make_player
 
     if not isinstance(spec, str):
         raise ValueError(f"an opponent spec must be a string, got {spec!r}")
@@ -672,7 +672,7 @@ def training_score(cfg: EvolveConfig, res: dict, index: int) -> float:
 
 def panel_match(task: dict) -> dict:
     """Worker function: the champion against one panel opponent (plain data in and out, any backend)."""
-    from .matches import play_duplicate
+    from ..play.matches import play_duplicate
 
     settings = AsheSettings.from_dict(task["settings"])
     champ = ashe_player(np.asarray(task["champion"], np.float32), settings, name="champion")
@@ -828,7 +828,7 @@ def population_from_runs(paths, champions=None, current: bool = False):
     from each run in turn, the champions of the generations ``champions`` (1-based, e.g. ``range(241, 251)``)
     and, with ``current``, the population the next generation would start from (its survivors first).
     The runs must share their ASHE settings; the file records where every player came from."""
-    from .populations import Population
+    from ..play.populations import Population
 
     paths = [str(p) for p in paths]
     gens = [] if champions is None else [int(g) for g in champions]
@@ -927,7 +927,7 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
     generations not yet written, two or three; the results never depend on it). ``progress(info)`` is
     called after each generation.
     ``stop_after`` stops after that many generations of this call (tests, time-boxed sessions)."""
-    from .parallel import SerialBackend
+    from ..infra.parallel import SerialBackend
 
     if not isinstance(cfg, EvolveConfig):
         raise ValueError("cfg must be an EvolveConfig")

@@ -38,8 +38,8 @@ def plot_evolution_runs(paths, out, dpi: int = 120) -> dict:
     import matplotlib.pyplot as plt
     from scipy import stats
 
+    from ..infra.figures import save_figure
     from .evolve import load_run
-    from .plots import save_figure
 
     runs = [load_run(p) for p in paths]
     modes: dict = {}
@@ -95,8 +95,8 @@ def plot_evolution(path, out, dpi: int = 120) -> dict:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ..infra.figures import save_figure
     from .evolve import load_run
-    from .plots import save_figure
 
     run = load_run(path)
     n = run.completed

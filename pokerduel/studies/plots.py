@@ -1,13 +1,13 @@
-"""Figures from result files (matplotlib with the Agg backend: no display needed)."""
+"""Fig 7 from a ground-truth file (matplotlib with the Agg backend: no display needed)."""
 
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 
-from .engine.rules import BIG_BLIND
+from ..engine.rules import BIG_BLIND
+from ..infra.figures import save_figure
 
 
 def mbb_per_hand(chips_per_deal):
@@ -63,26 +63,3 @@ def plot_matrices(truth, out, populations=None, columns: int = 5, dpi: int = 150
         save_figure(fig, out, dpi)
     finally:
         plt.close(fig)
-
-
-def image_format(path) -> str:
-    """The image format of ``path`` by its suffix (``png`` without one); ``ValueError`` naming the allowed ones."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    suffix = os.path.splitext(os.fspath(path))[1].lower().lstrip(".") or "png"
-    allowed = FigureCanvasBase.get_supported_filetypes()
-    if suffix not in allowed:
-        raise ValueError(f"cannot draw a .{suffix} image; allowed suffixes: {', '.join(sorted(allowed))}")
-    return suffix
-
-
-def save_figure(fig, path, dpi: int = 150) -> None:
-    """Save ``fig`` to ``path`` in the format of its suffix, atomically (``storage.atomic_path``)."""
-    from .storage import atomic_path
-
-    fmt = image_format(path)
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, dpi=dpi, format=fmt)

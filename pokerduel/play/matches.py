@@ -15,10 +15,9 @@ import numba
 import numpy as np
 from numba.extending import overload
 
-from ._jit import kernel
-from .engine.decks import DEAL_SLOTS, N_DEAL_CARDS, SALTS, deal_cards, seed_keys, stream_key
-from .engine.evaluator import eval7_pair
-from .engine.rules import (
+from ..engine.decks import DEAL_SLOTS, N_DEAL_CARDS, SALTS, deal_cards, seed_keys, stream_key
+from ..engine.evaluator import eval7_pair
+from ..engine.rules import (
     BIG_BLIND,
     MAX_ACTIONS_PER_HAND,
     RAISE,
@@ -43,10 +42,11 @@ from .engine.rules import (
     store_state,
     transition,
 )
-from .players import policy
-from .players.base import RANDOM, make_player
-from .players.bots import random_choice
-from .players.hand_strength import DEFAULT_SAMPLES
+from ..infra.jit import kernel
+from ..players import policy
+from ..players.base import RANDOM, make_player
+from ..players.bots import random_choice
+from ..players.hand_strength import DEFAULT_SAMPLES
 
 _NO_STRENGTHS = np.zeros((0, 2, 4), np.float64)
 

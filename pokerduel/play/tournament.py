@@ -10,9 +10,9 @@ from typing import Callable
 
 import numpy as np
 
-from .engine.rules import CALL, FOLD, RAISE, STACK
+from ..engine.rules import CALL, FOLD, RAISE, STACK
+from ..players.base import make_player
 from .matches import play_duplicate
-from .players.base import make_player
 
 
 def borda_ranking(mean: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

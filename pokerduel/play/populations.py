@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .players.base import Player, register_spec_resolver
-from .players.genomes import AsheSettings, ashe_player, random_genome
-from .storage import atomic_h5, file_format, open_checked, stamp
+from ..infra.storage import atomic_h5, file_format, open_checked, stamp
+from ..players.base import Player, register_spec_resolver
+from ..players.genomes import AsheSettings, ashe_player, random_genome
 
 FORMAT, FORMAT_VERSION = "pokerduel.population", 1
 

@@ -24,12 +24,12 @@ import time
 
 import numpy as np
 
-from .engine.decks import N_DEAL_CARDS, seed_keys
-from .engine.rules import BIG_BLIND, MAX_ACTIONS_PER_HAND
+from ..engine.decks import N_DEAL_CARDS, seed_keys
+from ..engine.rules import BIG_BLIND, MAX_ACTIONS_PER_HAND
+from ..players.base import make_player
+from ..players.hand_strength import DEFAULT_SAMPLES
+from ..selectors.problems import Oracle, pair_arrays
 from .matches import _NO_STRENGTHS, duplicate_kernel, reset_memory
-from .players.base import make_player
-from .players.hand_strength import DEFAULT_SAMPLES
-from .selectors.problems import Oracle, pair_arrays
 
 __all__ = ["LiveOracle", "ReplayOracle", "MemoryPool", "pair_seed", "CHIPS_PER_BB_HAND"]
 

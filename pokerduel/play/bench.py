@@ -25,7 +25,7 @@ def random_hands(n: int, seed: int = 0) -> np.ndarray:
 
 def bench_evaluator(n: int = 5_000_000, n_peer: int = 200_000) -> dict:
     """Seven-card evaluations per second: our batch API and eval7 (if installed) on random hands."""
-    from .engine.evaluator import evaluate
+    from ..engine.evaluator import evaluate
 
     hands = random_hands(n)
     evaluate(hands[:10])
@@ -35,7 +35,7 @@ def bench_evaluator(n: int = 5_000_000, n_peer: int = 200_000) -> dict:
     except ImportError:
         out["eval7_evals_per_s"] = None
         return out
-    from .engine.cards import card_str
+    from ..engine.cards import card_str
 
     deck = [eval7.Card(card_str(c)) for c in range(52)]
     lists = [[deck[c] for c in h] for h in hands[:n_peer].tolist()]
@@ -70,7 +70,7 @@ def bench_engine(n_deals: int = 1_000_000, n_peer: int = 300, repeat: int = 5) -
     out["rule_bot_hands_per_s"] = _best_rate(
         lambda: play_duplicate("candid-statistician", "hothead-maniac", m, seed=1), 2 * m, repeat=1)
     try:
-        from .engine import pokerkit_bridge
+        from ..engine import pokerkit_bridge
     except ImportError:
         out["pokerkit_hands_per_s"] = None
         return out

@@ -1,7 +1,7 @@
 """Top-k selection among poker players (core paper §7, Fig 8), live or replayed, also against wall-clock.
 
 Every selector runs on every population of a ground-truth file through a poker oracle
-(``pokerduel.oracles``): ``"replay"`` draws the recorded per-deal samples without replacement, ``"live"``
+(``pokerduel.play.oracles``): ``"replay"`` draws the recorded per-deal samples without replacement, ``"live"``
 plays new duplicate deals with the engine, each pair's match continuing across samples. Success means
 the selector's top-k equals the ground truth's top-k by Borda score (cumulative winnings).
 
@@ -16,7 +16,7 @@ so ``selector_seconds`` is the selector's own time. ``sampling_seconds`` charges
 engine cost per deal of its pair measured in that replication (live oracle only), so methods are
 charged the same for the same samples however the shared cache happened to be filled.
 
-The work is split into (population, block of replications) units, run on a ``pokerduel.parallel``
+The work is split into (population, block of replications) units, run on a ``pokerduel.infra.parallel``
 backend and checkpointed as they finish in ``OUT.parts/``; rerunning the same command after a crash
 finishes the job without redoing finished units.
 """
@@ -32,9 +32,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .selectors import SELECTORS, make_selector
-from .selectors.problems import n_pairs, pair_index_matrix
-from .selectors.studies import atomic_savefig, rate_cells, wilson
+from ..selectors import SELECTORS, make_selector
+from ..selectors.problems import n_pairs, pair_index_matrix
+from ..selectors.studies import atomic_savefig, rate_cells, wilson
 
 FORMAT = "pokerduel-poker-study"
 FORMAT_VERSION = 1
@@ -62,7 +62,7 @@ def check_selector_options(method: str, options: dict, K: int, k: int) -> None:
     (checked by building it on a stand-in problem, before any work)."""
     import inspect
 
-    from .selectors.problems import thurstone
+    from ..selectors.problems import thurstone
 
     cls = SELECTORS[method]
     params = {}
@@ -139,7 +139,7 @@ class PokerStudyConfig:
     def validate(self, K: int, n_populations: int) -> None:
         """``ValueError`` with a clear message for anything this study cannot run on ``n_populations``
         populations of ``K`` players."""
-        from .selectors.problems import check_k
+        from ..selectors.problems import check_k
 
         check_k(self.k, K)
         for name, lo in (("replications", 1), ("seed", 0), ("hs_samples", 1), ("select_top_points", 1),
@@ -176,7 +176,7 @@ class PokerStudyConfig:
 
     def min_budget(self, m: str, K: int) -> int:
         if m == "select-top":
-            from .selectors import _top as top
+            from ..selectors import _top as top
 
             left, right, parent = top.build_tree(K, self.k)
             return int(top.max_matches(K, self.k, left, right, parent))
@@ -205,7 +205,7 @@ def replication_seeds(seed: int, p: int, r: int) -> tuple[np.random.SeedSequence
 
 
 def _make_oracle(cfg: PokerStudyConfig, truth, ss):
-    from .oracles import LiveOracle, ReplayOracle
+    from ..play.oracles import LiveOracle, ReplayOracle
 
     if cfg.oracle == "replay":
         return ReplayOracle(truth, np.random.default_rng(ss))
@@ -294,10 +294,10 @@ _COMPILED = ("uniform", "pocbam", "ml-pocbam", "hybrid", "select-top")  # studie
 def _compiled_replication(cfg: PokerStudyConfig, oracle, methods, best: np.ndarray, s_ss, rows: dict) -> None:
     """The compiled methods on the replay oracle's per-pair sample orders (``rows`` are this replication's
     output rows, filled in place)."""
-    from .selectors import _replicate, _top
-    from .selectors.problems import pair_arrays
-    from .selectors.select_top import SelectTop
-    from .selectors.studies import _FAST, compiled_params
+    from ..selectors import _replicate, _top
+    from ..selectors.problems import pair_arrays
+    from ..selectors.select_top import SelectTop
+    from ..selectors.studies import _FAST, compiled_params
 
     K, k = oracle.K, cfg.k
     pi, pj = pair_arrays(K)
@@ -343,7 +343,7 @@ def time_selectors(cfg: PokerStudyConfig, truth, p: int, reps: int = 2) -> dict:
 
 def _unit_task(args):
     cfg_json, path, p, r0, r1 = args
-    from .ground_truth import load_ground_truth
+    from ..play.ground_truth import load_ground_truth
 
     cfg = PokerStudyConfig(**json.loads(cfg_json))
     truth = load_ground_truth(path)[p]
@@ -407,7 +407,7 @@ class PokerStudyResult:
         return common, d.mean(axis=0), half
 
     def save(self, path) -> None:
-        from .storage import atomic_h5, stamp
+        from ..infra.storage import atomic_h5, stamp
 
         with atomic_h5(path) as f:
             stamp(f, FORMAT, FORMAT_VERSION, **self.config.key())
@@ -427,7 +427,7 @@ class PokerStudyResult:
 
     @classmethod
     def load(cls, path) -> PokerStudyResult:
-        from .storage import open_checked
+        from ..infra.storage import open_checked
 
         f, raw = open_checked(path, FORMAT, FORMAT_VERSION)
         with f:
@@ -515,7 +515,7 @@ class PokerStudyResult:
 
     def summary(self) -> dict:
         """JSON-ready: config, timing, per-population curves and the comparison with the paper."""
-        from . import __version__
+        from .. import __version__
 
         curves = []
         for (p, m) in sorted(self.budgets):
@@ -608,7 +608,7 @@ def _units(cfg: PokerStudyConfig, pops) -> list[tuple[int, int, int]]:
 
 
 def _write_unit(parts: Path, digest: str, res: dict) -> None:
-    from .storage import atomic_h5
+    from ..infra.storage import atomic_h5
 
     with atomic_h5(parts / f"p{res['p']:02d}_r{res['r0']:06d}.h5") as f:
         f.attrs["digest"] = digest
@@ -644,8 +644,8 @@ def run_poker_study(cfg: PokerStudyConfig, out=None, backend=None, *, overwrite:
     """
     import hashlib
 
-    from .ground_truth import load_ground_truth
-    from .parallel import SerialBackend
+    from ..infra.parallel import SerialBackend
+    from ..play.ground_truth import load_ground_truth
 
     t_start = time.perf_counter()
     gt = load_ground_truth(cfg.ground_truth)

@@ -21,11 +21,11 @@ import time
 
 import numpy as np
 
-from .engine.rules import BIG_BLIND
-from .matches import deal_strengths, play_duplicate, reset_memory
-from .players.ashe import action_counts
-from .players.base import ASHE
-from .players.hand_strength import DEFAULT_SAMPLES
+from ..engine.rules import BIG_BLIND
+from ..play.matches import deal_strengths, play_duplicate, reset_memory
+from ..players.ashe import action_counts
+from ..players.base import ASHE
+from ..players.hand_strength import DEFAULT_SAMPLES
 
 
 def normalized_earnings(earnings: np.ndarray) -> np.ndarray:
@@ -92,7 +92,7 @@ def earnings_matrix(candidates: list, opponents: list, deals: int, seed: int, ba
 
     The (candidate, opponent) matches are split into about ``tasks_per_worker`` tasks per worker of
     ``backend`` (serial: one task)."""
-    from .players.base import make_player
+    from ..players.base import make_player
 
     candidates = [make_player(c) for c in candidates]
     opponents = [make_player(o) for o in opponents]
