@@ -25,7 +25,7 @@ class _Commands(click.Group):
     within a second or so with its outputs intact (written atomically, or checkpointed) and no traceback."""
 
     def invoke(self, ctx):
-        from ..parallel import interruptible
+        from ..infra.parallel import interruptible
 
         with interruptible():
             try:
