@@ -369,3 +369,48 @@ def test_dts_choice_distribution_matches_brute_force():
     se = np.sqrt(np.maximum(p * (1 - p), 1e-12) * 2 / n)
     assert np.all(np.abs(fast / n - brute / n) <= 4.5 * se + 1e-12)
     assert (fast > 0).sum() >= 3                       # a non-trivial distribution was compared
+
+
+def test_supklucb_plays_argmax_of_paper_index():
+    """Every round after the round robin plays a pair whose index is the largest of Algorithm 1's
+    ``max{q : N K(mu, q) <= c1 ln(n - Kbar) + c2 ln(ln(n - Kbar) + 1)}`` over all pairs, with the plug-in
+    ``mu = Sup_i Sup_j`` recomputed here from the win counts (strict ``P^ > 1/2``), and is a least-played
+    pair of its mu. An empirical Condorcet winner ``c`` has ``mu_cc = 1`` and index exactly 1, so from then on
+    only ``(c, c)`` is played (exploration stops; the paper's rule, no tie in exact arithmetic)."""
+    for K, seed in ((4, 1), (5, 2), (7, 3)):
+        P = random_copeland_matrix(K, np.random.default_rng(seed))
+        b = SupKLUCB(PreferenceOracle(P, np.random.default_rng(seed)), 400, rng=np.random.default_rng(seed + 9))
+        c1, c2 = 2 / K, 3 / K + 40 / (K - 2) ** 2
+        ai, aj = np.triu_indices(K, 0)
+        Kbar = ai.size
+        for n in range(1, 401):
+            N = np.array([b.NA[k] for k in range(Kbar)])
+            Wm = b.W.copy()
+            i, j, _ = b.step()
+            a = int(np.flatnonzero((ai == i) & (aj == j))[0])
+            if n <= Kbar:
+                assert a == n - 1
+                continue
+            sup = np.array([sum(Wm[x, y] > Wm[y, x] for y in range(K) if y != x) for x in range(K)]) / (K - 1)
+            mu = sup[ai] * sup[aj]
+            rhs = c1 * math.log(n - Kbar) + c2 * math.log(math.log(n - Kbar) + 1)
+            idx = np.array([kern.klucb_index(mu[k], N[k], rhs, 1e-12) for k in range(Kbar)])
+            assert idx[a] >= idx.max() - 1e-9
+            assert N[a] == N[mu == mu[a]].min()
+    # hand case, K = 5 (c1 = 0.4, c2 = 0.6 + 40/9): arm 2 won all its duels, (2, 2) was played 50 times and
+    # every other pair once. At n = Kbar + 100 (rhs = 10.54) every other pair has mu <= 1/2 and an index
+    # below 1, (2, 2) has mu = 1 and index 1: it is played, also a million rounds later
+    K = 5
+    ai, aj = np.triu_indices(K, 0)
+    cw = np.array([1, 2, 4, 1, 2], dtype=np.int64)
+    NA = np.ones(ai.size, dtype=np.int64)
+    a22 = int(np.flatnonzero((ai == 2) & (aj == 2))[0])
+    NA[a22] = 50
+    st = np.array([7], dtype=np.uint64)
+    scratch = (np.zeros((K - 1) ** 2 + 1), np.zeros((3, (K - 1) ** 2 + 1), dtype=np.int64),
+               np.zeros(ai.size, dtype=np.int64))
+    rhs = 0.4 * math.log(100) + (0.6 + 40 / 9) * math.log(math.log(100) + 1)
+    assert rhs == pytest.approx(10.537, abs=0.001)
+    for n in (ai.size + 100, ai.size + 10**6):
+        assert kern.sk_choose(n, K, cw, ai.astype(np.int64), aj.astype(np.int64), NA, 0.4, 0.6 + 40 / 9, 1e-9,
+                              *scratch, st) == a22
