@@ -84,9 +84,31 @@ class _DuelLog:
         self.y.append(int(y))
 
 
+class _GPDuels(_DuelLog):
+    """A duel log with a preference GP (``self.gp`` on ``self.grid``), refitted when duels were added; the
+    kernel hyperparameters are re-maximised every ``self.optimize_every`` duels."""
+
+    def _refit(self) -> bool:
+        """Fit the GP to the duels so far and set the grid posterior factors ``m, _prior, _V``; ``False`` if
+        no duel came since the last fit."""
+        n = len(self.y)
+        if n == 0:
+            raise ValueError("tell at least one duel before fitting")
+        if n == self._fitted_n:
+            return False
+        opt = self._optimized_n is None or n - self._optimized_n >= self.optimize_every
+        self.gp.fit(self.grid[np.array(self.i)], self.grid[np.array(self.j)], np.array(self.y, dtype=np.float64),
+                    optimize_hyper=opt)
+        if opt:
+            self._optimized_n = n
+        self._fitted_n = n
+        self.m, self._prior, self._V = self.gp.latent_factors(self.grid)
+        return True
+
+
 # --- PBO ----------------------------------------------------------------------------------------------
 
-class PBO(_DuelLog):
+class PBO(_GPDuels):
     """PBO (Algorithm 1) over the points of ``grid`` (unit-cube coordinates, shape (G, q)).
 
     Choices the paper leaves open, as parameters:
@@ -150,18 +172,8 @@ class PBO(_DuelLog):
 
     def fit(self) -> None:
         """Algorithm 1 step 1: fit the GP to the duels so far and the grid posterior of h."""
-        n = len(self.y)
-        if n == 0:
-            raise ValueError("tell at least one duel before fitting")
-        if n == self._fitted_n:
+        if not self._refit():
             return
-        idx_i, idx_j = np.array(self.i), np.array(self.j)
-        opt = self._optimized_n is None or n - self._optimized_n >= self.optimize_every
-        self.gp.fit(self.grid[idx_i], self.grid[idx_j], np.array(self.y, dtype=np.float64), optimize_hyper=opt)
-        if opt:
-            self._optimized_n = n
-        self._fitted_n = n
-        self.m, self._prior, self._V = self.gp.latent_factors(self.grid)
         self._full_S = None
         self.diag = np.diag(self._prior) - np.einsum("ij,ij->j", self._V, self._V)
         self._landmark_idx = (None if self.landmarks is None
@@ -341,7 +353,7 @@ def expected_improvement(mu, sd, best: float, xi: float = 0.0) -> np.ndarray:
     return np.where(sd > 0, np.maximum(ei, 0.0), np.maximum(gain, 0.0))
 
 
-class IBO(_DuelLog):
+class IBO(_GPDuels):
     """Interactive Bayesian optimization (Brochu 2010; Brochu, de Freitas & Ghosh 2007) over ``grid``.
 
     The model is a GP on the latent utility h of the domain with the probit preference likelihood
@@ -395,21 +407,11 @@ class IBO(_DuelLog):
 
     def fit(self) -> None:
         """Fit the GP to the duels so far; posterior mean and variance of h on the grid; the incumbent."""
-        n = len(self.y)
-        if n == 0:
-            raise ValueError("tell at least one duel before fitting")
-        if n == self._fitted_n:
+        if not self._refit():
             return
-        idx_i, idx_j = np.array(self.i), np.array(self.j)
-        opt = self._optimized_n is None or n - self._optimized_n >= self.optimize_every
-        self.gp.fit(self.grid[idx_i], self.grid[idx_j], np.array(self.y, dtype=np.float64), optimize_hyper=opt)
-        if opt:
-            self._optimized_n = n
-        self._fitted_n = n
-        self.m, self._prior, self._V = self.gp.latent_factors(self.grid)
         self.diag = np.maximum(np.diag(self._prior) - np.einsum("ij,ij->j", self._V, self._V), 0.0)
         if self.incumbent == "observed":
-            cand = np.unique(np.concatenate([idx_i, idx_j]))
+            cand = np.unique(np.concatenate([self.i, self.j]))
             self._best = int(cand[argmax_random_tie(self.m[cand], self.rng)])
         else:
             self._best = argmax_random_tie(self.m, self.rng)
