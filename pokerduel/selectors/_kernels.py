@@ -374,21 +374,88 @@ def profile_ll(pi, pj, n, xbar, m2, floor, pool, gamma, sig2, nu0=0.0):
 
 @_njit
 def chol_solve(A, b, m):
-    """Solve ``A x = b`` (first ``m`` rows/cols) by Cholesky in place; False if A is not positive definite."""
+    """Solve ``A x = b`` (first ``m`` rows/cols) by Cholesky in place; False if A is not positive definite.
+
+    Each entry ``L[i, j] = (A[i, j] - sum_q L[i, q] L[j, q]) / L[j, j]`` subtracts its terms in the order
+    q = 0, 1, ..., j - 1 (a plain dot product per entry). Below the diagonal the entries of a column are
+    computed eight (then four, then one) rows at a time, each with its own accumulator: the same operations
+    in the same order for every entry, so the factor is the same bit for bit as one entry at a time, but
+    the independent subtractions overlap instead of waiting on each other (about 2-3 times faster at
+    ``m = 99``)."""
     for j in range(m):
-        s = A[j, j]
+        rj = A[j]
+        s = rj[j]
         d0 = s
         for q in range(j):
-            s -= A[j, q] * A[j, q]
+            s -= rj[q] * rj[q]
         if not s > 1e-13 * abs(d0):
             return False
         L = math.sqrt(s)
-        A[j, j] = L
-        for i in range(j + 1, m):
-            t = A[i, j]
+        rj[j] = L
+        i = j + 1
+        while i + 7 < m:
+            r0 = A[i]
+            r1 = A[i + 1]
+            r2 = A[i + 2]
+            r3 = A[i + 3]
+            r4 = A[i + 4]
+            r5 = A[i + 5]
+            r6 = A[i + 6]
+            r7 = A[i + 7]
+            t0 = r0[j]
+            t1 = r1[j]
+            t2 = r2[j]
+            t3 = r3[j]
+            t4 = r4[j]
+            t5 = r5[j]
+            t6 = r6[j]
+            t7 = r7[j]
             for q in range(j):
-                t -= A[i, q] * A[j, q]
-            A[i, j] = t / L
+                w = rj[q]
+                t0 -= r0[q] * w
+                t1 -= r1[q] * w
+                t2 -= r2[q] * w
+                t3 -= r3[q] * w
+                t4 -= r4[q] * w
+                t5 -= r5[q] * w
+                t6 -= r6[q] * w
+                t7 -= r7[q] * w
+            r0[j] = t0 / L
+            r1[j] = t1 / L
+            r2[j] = t2 / L
+            r3[j] = t3 / L
+            r4[j] = t4 / L
+            r5[j] = t5 / L
+            r6[j] = t6 / L
+            r7[j] = t7 / L
+            i += 8
+        while i + 3 < m:
+            r0 = A[i]
+            r1 = A[i + 1]
+            r2 = A[i + 2]
+            r3 = A[i + 3]
+            t0 = r0[j]
+            t1 = r1[j]
+            t2 = r2[j]
+            t3 = r3[j]
+            for q in range(j):
+                w = rj[q]
+                t0 -= r0[q] * w
+                t1 -= r1[q] * w
+                t2 -= r2[q] * w
+                t3 -= r3[q] * w
+            r0[j] = t0 / L
+            r1[j] = t1 / L
+            r2[j] = t2 / L
+            r3[j] = t3 / L
+            i += 4
+        while i < m:
+            r0 = A[i]
+            t0 = r0[j]
+            for q in range(j):
+                t0 -= r0[q] * rj[q]
+            r0[j] = t0 / L
+            i += 1
     for i in range(m):
         t = b[i]
         for q in range(i):
