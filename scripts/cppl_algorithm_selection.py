@@ -8,6 +8,11 @@ and ``runs/cppl_algorithm_selection.h5``.
 
     python scripts/cppl_algorithm_selection.py                      # k = 2, 5, 10, 50 repetitions, T = 5000
     python scripts/cppl_algorithm_selection.py --data DIR --ks 5 --reps 10 --T 1000
+    python scripts/cppl_algorithm_selection.py --ridge 1 --scale-arms --theta0 zero --out /tmp/x --runs /tmp/x
+
+Readings the paper leaves open, each an option whose default is the run in the results page: ``--ridge``
+(prior precision in the bound's sandwich, 0 = pseudo-inverse), ``--scale-arms`` (min-max the SAPS
+features too), ``--theta0`` (uniform on [0, 1]^d or zero), ``--gamma1`` / ``--alpha`` (paper: 2, 0.6).
 
 The data folder (default ``/work/shared/data/cppl-saps-swgcp``) is read, never copied; a missing folder
 is a usage error (exit 2). The k values of the paper's Fig 2 are not in its text.
@@ -69,6 +74,14 @@ def main(argv=None) -> int:
     ap.add_argument("--drop", choices=("mean-corr", "later"), default="mean-corr",
                     help="which feature of a correlated pair goes (the paper does not say)")
     ap.add_argument("--lam", type=float, default=10.0, help="v = exp(-lam * runtime) (paper: 10)")
+    ap.add_argument("--gamma1", type=float, default=2.0, help="CPPL SGD step gamma1 (paper: 2)")
+    ap.add_argument("--alpha", type=float, default=0.6, help="CPPL SGD step exponent alpha (paper: 0.6)")
+    ap.add_argument("--ridge", type=float, default=0.0,
+                    help="prior precision in the bound (0: pseudo-inverse, the paper read literally)")
+    ap.add_argument("--theta0", choices=("uniform", "zero"), default="uniform",
+                    help="initial theta_hat (paper: 'randomly')")
+    ap.add_argument("--scale-arms", action="store_true",
+                    help="min-max scale the SAPS parametrisation features to [0, 1] as well")
     ap.add_argument("--methods", default=",".join(METHODS))
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default="docs/results")
@@ -86,6 +99,8 @@ def main(argv=None) -> int:
             raise ValueError(f"--reps must be >= 2 and --T in 1..{len(F)}")
         if not args.lam > 0:
             raise ValueError("--lam must be > 0")
+        if not (args.gamma1 > 0 and 0.5 < args.alpha < 1 and args.ridge >= 0):
+            raise ValueError("need --gamma1 > 0, --alpha in (0.5, 1) and --ridge >= 0")
     except ValueError as err:
         ap.error(str(err))  # exits 2
     os.makedirs(args.out, exist_ok=True)
@@ -93,13 +108,20 @@ def main(argv=None) -> int:
     G, keep = preprocess_instance_features(F, drop=args.drop)
     n, d = len(P), G.shape[1] * P.shape[1]
     print(f"{len(keep)} instance features kept: {[names[j] for j in keep]}; d = {d}", flush=True)
+    # the defaults equal CPPL's own, so the default run is unchanged; theta0 "uniform" keeps CPPL's rng draw
+    learner_options = {"gamma1": args.gamma1, "alpha": args.alpha, "ridge": args.ridge}
+    if args.theta0 == "zero":
+        learner_options["theta0"] = np.zeros(d)
+    arm_scaling = "minmax" if args.scale_arms else "raw"
     results, times = [], []
     t_all = time.perf_counter()
     for k in ks:
         t0 = time.perf_counter()
         m = k if args.feedback == "ranking" else 1
-        regret = compare(lambda rng: AlgorithmSelectionProblem(G, P, runtimes, args.reps, rng, lam=args.lam),
-                         n, k, d, args.reps, args.T, m, [args.seed, k], methods=methods)
+        regret = compare(lambda rng: AlgorithmSelectionProblem(G, P, runtimes, args.reps, rng, lam=args.lam,
+                                                               arm_scaling=arm_scaling),
+                         n, k, d, args.reps, args.T, m, [args.seed, k], methods=methods,
+                         learner_options=learner_options)
         times.append(time.perf_counter() - t0)
         results.append((f"k={k}", regret))
         print(f"k={k}: " + ", ".join(f"{a} {mu:.1f}±{se:.1f}" for a, (mu, se) in summary(regret).items())
@@ -114,7 +136,8 @@ def main(argv=None) -> int:
     with atomic_h5(os.path.join(args.runs, "cppl_algorithm_selection.h5")) as f:
         stamp(f, "pokerduel-cppl-algorithm-selection", 1, data=os.path.abspath(args.data), ks=ks, reps=args.reps,
               T=args.T, feedback=args.feedback, drop=args.drop, lam=args.lam, methods=list(methods),
-              seed=args.seed, features=[names[j] for j in keep])
+              seed=args.seed, features=[names[j] for j in keep], gamma1=args.gamma1, alpha=args.alpha,
+              ridge=args.ridge, theta0=args.theta0, arm_scaling=arm_scaling)
         for (label, regret) in results:
             g = f.create_group(label.replace("=", ""))
             for name, r in regret.items():
@@ -124,6 +147,11 @@ def main(argv=None) -> int:
         + ("" if args.feedback == "ranking" else f" --feedback {args.feedback}") \
         + ("" if args.drop == "mean-corr" else f" --drop {args.drop}") \
         + ("" if args.seed == 1 else f" --seed {args.seed}") \
+        + ("" if args.gamma1 == 2.0 else f" --gamma1 {args.gamma1:g}") \
+        + ("" if args.alpha == 0.6 else f" --alpha {args.alpha:g}") \
+        + ("" if args.ridge == 0.0 else f" --ridge {args.ridge:g}") \
+        + ("" if args.theta0 == "uniform" else f" --theta0 {args.theta0}") \
+        + (" --scale-arms" if args.scale_arms else "") \
         + ("" if methods == tuple(METHODS) else f" --methods {args.methods}")
     plot_panels(results, os.path.join(args.out, "cppl_algorithm_selection.png"),
                 f"CPPL §6.2 SAPS x SWGCP, {args.feedback} feedback, {args.reps} repetitions, T = {args.T}, "

@@ -19,6 +19,7 @@ from pokerduel.bandits.cppl import (
     AlgorithmSelectionProblem,
     MMPreselector,
     SyntheticProblem,
+    compare,
     confidence_widths,
     confidence_widths_explicit,
     load_saps_swgcp,
@@ -358,3 +359,37 @@ def test_saps_preprocessing_gives_the_papers_seven_features_and_d28():
 def test_missing_data_folder_is_a_clear_error(tmp_path):
     with pytest.raises(ValueError, match="missing Reduced_Features_SWGCP_only_5000.csv"):
         load_saps_swgcp(tmp_path)
+
+
+def test_arm_scaling_minmax_scales_only_the_arm_features_and_raw_is_the_default():
+    rng = np.random.default_rng(3)
+    F, P, Rt = rng.random((6, 3)), rng.normal(size=(4, 2)) * 2 + 1, rng.random((6, 4))
+    raw = AlgorithmSelectionProblem(F, P, Rt, 2, np.random.default_rng(0))
+    same = AlgorithmSelectionProblem(F, P, Rt, 2, np.random.default_rng(0), arm_scaling="raw")
+    mm = AlgorithmSelectionProblem(F, P, Rt, 2, np.random.default_rng(0), arm_scaling="minmax")
+    assert np.array_equal(raw.contexts(1), same.contexts(1))
+    Ps = (P - P.min(axis=0)) / (P.max(axis=0) - P.min(axis=0))
+    inst = mm.order[:, 0]
+    X = mm.contexts(1)
+    for r in range(2):
+        for i in range(4):
+            np.testing.assert_allclose(X[r, i], np.kron(F[inst[r]], Ps[i]))
+    np.testing.assert_allclose(raw.contexts(1)[0, 2], np.kron(F[raw.order[0, 0]], P[2]))
+    assert np.array_equal(mm.log_utilities(1), raw.log_utilities(1))
+    with pytest.raises(ValueError, match="arm_scaling"):
+        AlgorithmSelectionProblem(F, P, Rt, 2, np.random.default_rng(0), arm_scaling="zscore")
+
+
+def test_learner_options_equal_to_the_defaults_change_nothing_bit_for_bit():
+    """What the §6.2 script passes by default (gamma1 2, alpha 0.6, ridge 0) gives the very same regret."""
+    rng = np.random.default_rng(5)
+    F, P, Rt = rng.random((40, 2)), rng.random((5, 2)), rng.random((40, 5))
+
+    def make(r):
+        return AlgorithmSelectionProblem(F, P, Rt, 3, r)
+
+    a = compare(make, 5, 2, 4, 3, 30, 2, [7], methods=("CPPL", "Max-Theta"))
+    b = compare(make, 5, 2, 4, 3, 30, 2, [7], methods=("CPPL", "Max-Theta"),
+                learner_options={"gamma1": 2.0, "alpha": 0.6, "ridge": 0.0})
+    for name in a:
+        assert np.array_equal(a[name], b[name])

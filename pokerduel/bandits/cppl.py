@@ -389,10 +389,15 @@ class SyntheticProblem:
 
 class AlgorithmSelectionProblem:
     """§6.2: a random order of the instances per replication (without replacement), contexts
-    ``kron(instance features, arm features)``, true log-utilities ``-lam * runtime`` (v = exp(-10 R))."""
+    ``kron(instance features, arm features)``, true log-utilities ``-lam * runtime`` (v = exp(-10 R)).
+
+    ``arm_scaling``: "raw" (default) uses the parametrisations as given (the paper's Table 1 values; §6.2
+    states the [0, 1] normalisation for the instance features only); "minmax" scales each parametrisation
+    feature to [0, 1] over the arms, the reading in which the normalisation covers the arm features too.
+    """
 
     def __init__(self, instance_features, arm_features, runtimes, replicas: int, rng: np.random.Generator,
-                 *, lam: float = 10.0):
+                 *, lam: float = 10.0, arm_scaling: str = "raw"):
         F = np.asarray(instance_features, dtype=np.float64)
         P = np.asarray(arm_features, dtype=np.float64)
         Rt = np.asarray(runtimes, dtype=np.float64)
@@ -403,6 +408,12 @@ class AlgorithmSelectionProblem:
             raise ValueError("features and runtimes must be finite")
         if not lam > 0:
             raise ValueError(f"lam must be > 0, got {lam!r}")
+        if arm_scaling not in ("raw", "minmax"):
+            raise ValueError(f"arm_scaling must be 'raw' or 'minmax', got {arm_scaling!r}")
+        if arm_scaling == "minmax":
+            lo, hi = P.min(axis=0), P.max(axis=0)
+            P = (P - lo) / np.where(hi > lo, hi - lo, 1.0)
+        self.arm_scaling = arm_scaling
         self.F, self.P, self.runtimes, self.lam = F, P, Rt, float(lam)
         self.n, self.d = P.shape[0], F.shape[1] * P.shape[1]
         self.replicas = _int(replicas, "replicas", 1)
