@@ -81,7 +81,7 @@ def stats(args) -> int:
         zero = int(np.sum(v == 0))
         nz = v[v > 0]
         gap, se = borda_gap(t, int(t.ranking[3]), int(t.ranking[4]))
-        origin = t.source.get("origin") or t.source.get("path") or t.source.get("kind", "")
+        origin = t.source.get("origin") or t.source.get("source", "")
         rng = f"{nz.min():.1e} – {nz.max():.1e}" if nz.size else "–"
         print(f"| {p} | {origin} | {t.negative_upper} | {t.intransitive_triplets} | {zero} | {rng} | "
               f"{gap:,.0f} | {gap / se:.1f} |")

@@ -240,30 +240,7 @@ def test_ml_pocbam_samples_the_equal_warm_up_pair_with_the_prior():
 
 # --- the compiled replications follow the option ----------------------------------------------------------
 
-@pytest.mark.parametrize("name", METHODS)
-@pytest.mark.parametrize("n0", [3, 1])
-def test_compiled_replication_with_prior_equals_the_python_selector(name, n0):
-    K, k, nu0 = 7, 3, 1.5
-    pi, pj = pair_arrays(K)
-    pidx = pair_index_matrix(K)
-    checkpoints = np.array([63, 64, 70, 100, 161] if n0 == 3 else [21, 22, 30, 42, 90], dtype=np.int64)
-    for seed in range(3):
-        def oracle():
-            return make_problem("perturbed:0.4", K, np.random.default_rng([seed, 1]), np.random.default_rng([seed, 2]))
-
-        o = oracle()
-        truth = np.zeros(K, dtype=np.int8)
-        truth[o.true_top_k(k)] = 1
-        success = np.zeros(checkpoints.size, dtype=np.uint8)
-        ii = np.zeros(checkpoints.size)
-        tops = np.zeros((checkpoints.size, k), dtype=np.int64)
-        rep.bayes_run(CODES[name], K, k, n0, pi, pj, pidx, o._mu, o._sd, o.noise_key, checkpoints, truth, 1e-12,
-                      1e-8, 200, True, 0.17, True, False, True, success, ii, tops, nu0)
-        for c, b in enumerate(checkpoints):
-            s = make_selector(name, oracle(), k, int(b), n0=n0, rng=np.random.default_rng(0), var_prior=nu0)
-            assert list(tops[c]) == list(s.run()), (seed, int(b))
-            if name == "hybrid":
-                assert math.isclose(ii[c], s.final_ii, rel_tol=1e-9)
+# test_study.py::test_compiled_replication_equals_the_python_selector covers var_prior too.
 
 
 def test_poker_replay_compiled_path_follows_the_prior():

@@ -35,11 +35,12 @@ from pokerduel.selectors.studies import (
 CODES = {"uniform": rep.UNIFORM, "pocbam": rep.POCBAM, "ml-pocbam": rep.ML, "hybrid": rep.HYBRID}
 
 
-@pytest.mark.parametrize("name", list(CODES))
+@pytest.mark.parametrize("name, nu0", [(m, 0.0) for m in CODES] + [(m, 1.5) for m in CODES if m != "uniform"])
 @pytest.mark.parametrize("spec", ["thurstone", "perturbed:0.4"])
 @pytest.mark.parametrize("n0", [3, 1])
-def test_compiled_replication_equals_the_python_selector(name, spec, n0):
-    """The answer (and the II of the fit) after b samples equals that of the selector run with budget b."""
+def test_compiled_replication_equals_the_python_selector(name, nu0, spec, n0):
+    """The answer (and the II of the fit) after b samples equals that of the selector run with budget b,
+    with the paper's variances and with the variance prior ``var_prior = nu0`` (uniform has no variances)."""
     K, k = 7, 3
     pi, pj = pair_arrays(K)
     pidx = pair_index_matrix(K)
@@ -55,15 +56,16 @@ def test_compiled_replication_equals_the_python_selector(name, spec, n0):
         ii = np.zeros(checkpoints.size)
         tops = np.zeros((checkpoints.size, k), dtype=np.int64)
         rep.bayes_run(CODES[name], K, k, n0, pi, pj, pidx, o._mu, o._sd, o.noise_key, checkpoints, truth, 1e-12,
-                      1e-8, 200, True, 0.17, True, False, True, success, ii, tops)
+                      1e-8, 200, True, 0.17, True, False, True, success, ii, tops, nu0)
         for c, b in enumerate(checkpoints):
-            s = make_selector(name, oracle(), k, int(b), n0=n0, rng=np.random.default_rng(0))
+            opts = {"var_prior": nu0} if nu0 else {}
+            s = make_selector(name, oracle(), k, int(b), n0=n0, rng=np.random.default_rng(0), **opts)
             top = s.run()
             assert list(tops[c]) == list(top), (seed, int(b))
             assert success[c] == (set(top.tolist()) == set(np.flatnonzero(truth).tolist()))
             if name == "ml-pocbam":
                 g, s2 = s.fit()
-                want = kern.intransitivity_index(K, s.pidx, s.n, s.xbar, s.m2, g, s2, True, False, 1e-12)
+                want = kern.intransitivity_index(K, s.pidx, s.n, s.xbar, s.m2, g, s2, True, False, 1e-12, nu0)
                 assert math.isclose(ii[c], want, rel_tol=1e-9)
             elif name == "hybrid":
                 assert math.isclose(ii[c], s.final_ii, rel_tol=1e-9)
