@@ -163,9 +163,9 @@ def test_memory_is_per_half_and_cleared_for_a_new_opponent():
 
 
 # ---- decisions -------------------------------------------------------------------------------------
-def constant_player(f_hat, w_hat):
+def constant_player(f_hat, w_hat, calling_range=0.0):
     """A genome whose OFRE always says ``f_hat`` and SWRE ``w_hat`` (only the output biases are set)."""
-    settings = AsheSettings()
+    settings = AsheSettings(calling_range=calling_range)
     g = np.zeros(settings.genome_size)
     v = unpack(g, settings.hidden)
     v["ofre"]["b_out"][...] = np.log(f_hat / (1 - f_hat))
@@ -193,6 +193,37 @@ def test_utilities_preflop_match_hand_computation(f, w):
     best = int(np.argmax(want))
     expected = [(FOLD, 0), (CALL, 0)][best] if best < 2 else (RAISE, sizes[best])
     assert (d["action"], d["raise_to"]) == expected
+
+
+@pytest.mark.parametrize("rho", [0.5, 1.0])
+@pytest.mark.parametrize("f,w", [(0.2, 0.6), (0.7, 0.8), (0.6, 0.5)])
+def test_calling_range_takes_the_win_rate_against_the_hands_that_call(f, w, rho):
+    """Raises use ``(1 - rho) w + rho max(w - f, 0) / (1 - f)``; the call (nobody folds) keeps ``w``."""
+    d = ashe.explain_decision(constant_player(f, w, calling_range=rho), HandState(), strength=0.5)
+    w_call = (1 - rho) * w + rho * max(w - f, 0.0) / (1 - f)
+    sizes = [c["raise_to"] for c in d["candidates"]]
+    want = [0.0, by_hand(150, 50, 100, 0, f, w)] + [by_hand(150, 50, 100, to, f, w_call) for to in sizes[2:]]
+    np.testing.assert_allclose([c["utility"] for c in d["candidates"]], want, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose([c["w_hat"] for c in d["candidates"][2:]], w_call, rtol=1e-6)
+
+
+def test_calling_range_stops_the_all_in_against_a_folder():
+    """Against an opponent who folds 90 % of hands, an all-in with ŵ = 0.6 is the best candidate under
+    the one-step rule and a losing one against the calling range (which it beats in no hand)."""
+    h = scripted([300, "c"])  # flop, pot 600: the big blind acts first
+    one_step = ashe.explain_decision(constant_player(0.9, 0.6), h, strength=0.5)
+    ranged = ashe.explain_decision(constant_player(0.9, 0.6, calling_range=1.0), h, strength=0.5)
+    assert one_step["raise_to"] == STACK
+    assert ranged["candidates"][-1]["utility"] == pytest.approx(by_hand(600, 0, 300, STACK, 0.9, 0.0), rel=1e-6)
+    assert ranged["raise_to"] != STACK
+
+
+def test_calling_range_must_be_in_0_1():
+    for bad in (-0.1, 1.5, "1"):
+        with pytest.raises(ValueError, match="calling_range must be a number in"):
+            AsheSettings(calling_range=bad)
+    assert "calling_range" not in AsheSettings().to_dict()  # older files keep comparing equal
+    assert AsheSettings.from_dict(AsheSettings(calling_range=0.5).to_dict()).calling_range == 0.5
 
 
 def test_short_stack_collapses_pot_raises_into_all_in():

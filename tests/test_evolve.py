@@ -31,7 +31,7 @@ from pokerduel.evolution.evolve import (
 from pokerduel.evolution.reproduction import TserParams, crossover, linear, mutate, tser
 from pokerduel.play.matches import play_duplicate
 from pokerduel.play.oracles import LiveOracle
-from pokerduel.players.genomes import ashe_player
+from pokerduel.players.genomes import ashe_player, handbuilt_genome
 from pokerduel.selectors import make_selector
 
 TINY = dict(population=6, generations=4, keep=3, selector="hybrid", seed=3, panel_deals=6, panel_heldout=1,
@@ -117,6 +117,7 @@ def test_tser_tiers_elites_and_children():
     (dict(selector="select-top", lag=2), "select-top does not take lag > 0"),
     (dict(lag=2, repeat=3), "lag or repeat"), (dict(selector_options={"lag": 2}), "may not set"),
     (dict(refit_every=0), "refit_every"), (dict(selector="pocbam", refit_every=2), "refit_every applies to"),
+    (dict(init="zeros"), "init must be one of"), (dict(calling_range=2.0), "calling_range must be"),
 ])
 def test_bad_config_is_a_value_error(kw, match):
     with pytest.raises(ValueError, match=match):
@@ -226,6 +227,21 @@ def test_run_files_from_before_the_lag_and_refit_options_read_as_the_papers_meth
     assert d["lag"] == DEFAULT_LAG and d["refit_every"] == DEFAULT_REFIT
     del d["lag"], d["refit_every"]
     assert EvolveConfig.from_dict(d) == tiny(lag=0, refit_every=1)
+
+
+def test_options_at_their_defaults_stay_out_of_the_config_dict():
+    """Run files written before ``init`` and ``calling_range`` existed read back as equal configs."""
+    assert not {"init", "calling_range"} & set(tiny().to_dict())
+    cfg = tiny(init="handbuilt", calling_range=0.5)
+    assert cfg.to_dict()["init"] == "handbuilt" and EvolveConfig.from_dict(cfg.to_dict()) == cfg
+    assert cfg.settings.calling_range == 0.5
+
+
+def test_handbuilt_init_is_the_reference_genome_plus_the_uniform_noise():
+    noise = initial_population(tiny(init_low=-0.1, init_high=0.1))
+    pop = initial_population(tiny(init="handbuilt", init_low=-0.1, init_high=0.1))
+    assert np.array_equal(pop, noise + handbuilt_genome(tiny().settings))
+    assert np.abs(noise).max() <= 0.1 and heldout_players(tiny(init="handbuilt")).shape == (1, pop.shape[1])
 
 
 def test_repeat_samples_the_decided_pair_repeatedly():

@@ -97,14 +97,19 @@ def _parse_options(pairs):
 @click.option("--hidden", type=click.IntRange(min=1), default=10, show_default=True, help="LSTM cells per estimator.")
 @click.option("--prt-capacity", type=click.IntRange(min=2), default=1024, show_default=True,
               help="PRT nodes per opponent and half (memory per sampled pair ~0.6 MB at 1024).")
+@click.option("--calling-range", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+              help="How far a raise's win rate is taken against the hands that call it (0: the one-step rule).")
 @click.option("--reset/--continue-matches", default=False, show_default=True,
               help="Fresh memories every deal instead of a continuing match per pair.")
 @click.option("--rate-start", type=float, default=0.25, show_default=True, help="Initial per-gene mutation rate.")
 @click.option("--rate-end", type=float, default=0.05, show_default=True, help="Final per-gene mutation rate.")
 @click.option("--sigma-start", type=float, default=0.5, show_default=True, help="Initial mutation strength.")
 @click.option("--sigma-end", type=float, default=0.1, show_default=True, help="Final mutation strength.")
+@click.option("--init", type=click.Choice(["random", "handbuilt"]), default="random", show_default=True,
+              help="Generation 0: random weights, or the hand-built reference genome plus the --init-range noise.")
 @click.option("--init-range", nargs=2, type=float, default=(-1.0, 1.0), show_default=True,
-              help="Generation-0 weights uniform on [LOW, HIGH] (core paper: [-1, 1]).")
+              help="Generation-0 weights (or noise, with --init handbuilt) uniform on [LOW, HIGH] (core paper: "
+                   "[-1, 1]).")
 @click.option("--hs-samples", type=click.IntRange(min=1), default=None,
               help="Monte Carlo roll-outs of hand strength on flop and turn  [default: the engine's 1000].")
 @click.option("--panel-bots", default=None,
@@ -125,8 +130,9 @@ def _parse_options(pairs):
 @click.pass_context
 def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, pool_weights, deals, population, generations,
            keep, selector, budget, n0, repeat, lag, refit_every, selector_options, seed,
-           hidden, prt_capacity, reset, rate_start, rate_end, sigma_start, sigma_end, init_range, hs_samples,
-           panel_bots, panel_deals, panel_heldout, out, resume, overwrite, backend, workers, scheduler, as_json):
+           hidden, prt_capacity, calling_range, reset, rate_start, rate_end, sigma_start, sigma_end, init,
+           init_range, hs_samples, panel_bots, panel_deals, panel_heldout, out, resume, overwrite, backend, workers,
+           scheduler, as_json):
     """Evolve ASHE players: each generation a top-k selector picks the survivors, TSER makes the rest.
 
     Every generation is checkpointed atomically to OUT; after an interruption, the same command with
@@ -141,8 +147,8 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, pool_weig
         hall_policy=hall_policy, pool_weights=tuple(pool_weights), deals=deals,
         population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
         repeat=repeat, lag=lag, refit_every=refit_every, seed=seed, hidden=hidden, prt_capacity=prt_capacity,
-        reset=reset, panel_deals=panel_deals, panel_heldout=panel_heldout, init_low=init_range[0],
-        init_high=init_range[1],
+        calling_range=calling_range, reset=reset, panel_deals=panel_deals, panel_heldout=panel_heldout,
+        init=init, init_low=init_range[0], init_high=init_range[1],
         rate_start=rate_start, rate_end=rate_end, sigma_start=sigma_start, sigma_end=sigma_end,
         **({} if hs_samples is None else {"hs_samples": hs_samples}),
         **({} if panel_bots is None else {"panel_bots": split_specs(panel_bots)}))

@@ -71,7 +71,7 @@ from ..play.oracles import LiveOracle, MemoryPool
 from ..play.populations import new_population
 from ..players.ashe import action_counts
 from ..players.base import HELDOUT_BOTS, TRAINING_BOTS, register_spec_resolver
-from ..players.genomes import AsheSettings, ashe_player
+from ..players.genomes import AsheSettings, ashe_player, handbuilt_genome
 from ..players.hand_strength import DEFAULT_SAMPLES
 from ..selectors import SELECTORS, MLPOCBAm, check_lag
 from ..selectors.problems import n_pairs
@@ -86,6 +86,11 @@ FITNESS_MODES = ("selector", "ane")
 #: the opponent pools, in the order of ``pool_weights``
 POOLS = ("population", "hall", "opponents")
 HALL_POLICIES = ("last", "best")
+#: generation 0: ``random`` (every weight uniform on the init range, core paper §7) or ``handbuilt`` (the
+#: hand-built reference genome plus that uniform noise)
+INITS = ("random", "handbuilt")
+#: options added after run files existed, left out of a config's dict at these defaults
+LATER_DEFAULTS = {"calling_range": 0.0, "init": "random"}
 #: named option sets (``--preset``); options given explicitly override them
 PRESETS = {
     "ashe1": {"fitness": "ane", "opponents": TRAINING_BOTS, "population": 50, "generations": 250, "keep": 15,
@@ -156,7 +161,8 @@ class EvolveConfig:
     else 0) and ``refit_every`` (ML-POCBAm and the hybrid; None: ``DEFAULT_REFIT`` for them, else 1)
     trade exactness to the paper's sequential methods for speed; ``lag=0, refit_every=1`` are the
     paper's methods. ``prt_capacity`` defaults to 1024 nodes (a generation's matches are a few deals per
-    pair; the panel's 250-deal matches fit too).
+    pair; the panel's 250-deal matches fit too). ``hidden``, ``lstm_reset`` and ``calling_range`` are the
+    players' ``AsheSettings``.
     ``reset``: every deal with fresh memories instead of a continuing match per pair.
     """
 
@@ -174,6 +180,8 @@ class EvolveConfig:
     hidden: int = 10
     prt_capacity: int = 1024
     lstm_reset: str = "hand"
+    calling_range: float = 0.0
+    init: str = "random"
     init_low: float = -1.0
     init_high: float = 1.0
     reset: bool = False
@@ -251,7 +259,9 @@ class EvolveConfig:
                                  f"{', '.join(allowed)}") from None
             given = ", ".join(f"{name}={value!r}" for name, value in self.selector_options.items())
             raise ValueError(f"bad selector option value for {self.selector} ({given}): {err}") from None
-        _ = self.settings  # validates hidden, prt_capacity, lstm_reset
+        _ = self.settings  # validates hidden, prt_capacity, lstm_reset, calling_range
+        if self.init not in INITS:
+            raise ValueError(f"init must be one of {', '.join(INITS)}, got {self.init!r}")
         if not (np.isfinite(self.init_low) and np.isfinite(self.init_high) and self.init_low < self.init_high):
             raise ValueError(f"need finite init_low < init_high, got [{self.init_low}, {self.init_high}]")
         if not isinstance(self.reset, (bool, np.bool_)):
@@ -362,7 +372,7 @@ class EvolveConfig:
 
     @property
     def settings(self) -> AsheSettings:
-        return AsheSettings(self.hidden, self.prt_capacity, self.lstm_reset)
+        return AsheSettings(self.hidden, self.prt_capacity, self.lstm_reset, self.calling_range)
 
     @property
     def panel_names(self) -> list[str]:
@@ -375,6 +385,9 @@ class EvolveConfig:
         d["opponents"] = list(self.opponents)
         d["pool_weights"] = list(self.pool_weights)
         d["reset"] = bool(self.reset)
+        for key, default in LATER_DEFAULTS.items():  # left out at their defaults: older run files compare equal
+            if d[key] == default:
+                del d[key]
         return json.loads(json.dumps(d, sort_keys=True))
 
     @classmethod
@@ -402,17 +415,24 @@ def _word(seed: int, *key: int) -> int:
     return int(_seq(seed, *key).generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
+def _generation0(cfg: EvolveConfig, size: int, seed: int) -> np.ndarray:
+    """``size`` genomes: uniform on ``[init_low, init_high]``, added to the hand-built genome if ``init`` says so."""
+    genomes = new_population(size, seed, cfg.settings, cfg.init_low, cfg.init_high).genomes
+    if cfg.init == "handbuilt":
+        genomes = genomes + handbuilt_genome(cfg.settings)
+    return genomes
+
+
 def initial_population(cfg: EvolveConfig) -> np.ndarray:
-    """Generation 0's genomes (uniform on ``[init_low, init_high]``)."""
-    return new_population(cfg.population, _word(cfg.seed, 0), cfg.settings, cfg.init_low, cfg.init_high).genomes
+    """Generation 0's genomes."""
+    return _generation0(cfg, cfg.population, _word(cfg.seed, 0))
 
 
 def heldout_players(cfg: EvolveConfig) -> np.ndarray:
     """The panel's held-out generation-0-style genomes (same distribution, never in the population)."""
     if cfg.panel_heldout == 0:
         return np.zeros((0, cfg.settings.genome_size), np.float32)
-    return new_population(cfg.panel_heldout, _word(cfg.seed, 4), cfg.settings, cfg.init_low,
-                          cfg.init_high).genomes
+    return _generation0(cfg, cfg.panel_heldout, _word(cfg.seed, 4))
 
 
 def resolve_opponent(spec: str):

@@ -15,7 +15,7 @@ raise increment as a fraction ``s`` of the pot after calling: B0 < 0.375 <= B1 <
 < 1.75 <= B4 < 3 <= B5, and B6 for all-in or a raise leaving less than 5% of the stack behind. The
 player's own raises of 0.5, 1, 1.5 and 2 pots fall in B1..B4 and its all-in in B6.
 
-**params** (float64): ``[hidden, prt_capacity, lstm_reset, 0, OFRE block, SWRE block]``. An estimator
+**params** (float64): ``[hidden, prt_capacity, lstm_reset, calling_range, OFRE block, SWRE block]``. An estimator
 block for ``n`` inputs and ``H`` cells is, in order: ``W[4, H, n]``, ``R[4, H, H]``, peepholes
 ``p[3, H]`` (input, forget, output gates), biases ``b[4, H]``, output weights ``w[H]``, output bias;
 gates are ordered (block input z, input i, forget f, output o). The genome is everything after the
@@ -68,7 +68,7 @@ OFRE_DEC, SWRE_DEC = N_DEC, N_DEC + 1
 CONF_PRIOR = 10.0  # confidence of n observations is n / (n + CONF_PRIOR)
 
 # ---- params header ---------------------------------------------------------------------------------
-P_HIDDEN, P_CAPACITY, P_LSTM_RESET = 0, 1, 2
+P_HIDDEN, P_CAPACITY, P_LSTM_RESET, P_CALLING_RANGE = 0, 1, 2, 3
 HEADER = 4
 RESET_HAND, RESET_HALF = 0, 1  # when the LSTM state returns to zero
 
@@ -349,6 +349,21 @@ def candidate_utility(st, pos, raise_to, f_hat, w_hat):
 
 
 @kernel
+def calling_range_win(f_hat, w_hat, rho):
+    """The SWRE estimate ``ŵ`` adjusted for the range that calls a raise (``docs/players.md``).
+
+    If the opponent folds its weakest ``f̂`` of hands and the player beats exactly the weakest ``ŵ``,
+    it wins ``max(ŵ - f̂, 0) / (1 - f̂)`` of the hands that call. ``rho`` mixes this with ``ŵ``:
+    0 is the one-step rule unchanged, 1 the ordered-range model.
+    """
+    if rho == 0.0:
+        return w_hat
+    w_call = (w_hat - f_hat) / (1.0 - f_hat) if f_hat < 1.0 else 0.0
+    w_call = min(max(w_call, 0.0), 1.0)
+    return (1.0 - rho) * w_hat + rho * w_call
+
+
+@kernel
 def _decision_inputs(st, pos, x):
     """The inputs shared by both estimators and all candidates (all in [0, 1])."""
     rnd = st[S_ROUND]
@@ -374,6 +389,7 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
     im = imem[bank]
     fm = fmem[bank]
     capacity = np.int64(params[P_CAPACITY])
+    rho = params[P_CALLING_RANGE]
     f_nodes = fm.shape[0] - 2 * capacity
     off_o = HEADER
     off_s = HEADER + block_size(OFRE_INPUTS, hidden)
@@ -457,6 +473,7 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
                             fm[slot + 2 * hidden:slot + 3 * hidden], fm[slot + 3 * hidden:slot + 4 * hidden])
         im[I_STEPS] += 2
         f_hat = 0.0 if k == 1 else f_hat  # a check or call cannot make the opponent fold
+        w_hat = calling_range_win(f_hat, w_hat, rho)
         u = candidate_utility(st, pos, to[k], f_hat, w_hat)
         fm[F_TRACE + 3 * k] = f_hat
         fm[F_TRACE + 3 * k + 1] = w_hat

@@ -25,11 +25,14 @@ class AsheSettings:
     half; once full, new betting sequences are not recorded (counted in the memory's overflow word).
     ``lstm_reset``: ``"hand"`` zeroes the LSTM state at the end of every hand (note §5.3), ``"half"``
     carries it through a duplicate half, like ASHE 1.0's opponent module.
+    ``calling_range``: in [0, 1], how far a raise's win rate is taken against the hands that call it
+    rather than the opponent's whole range (0: the one-step rule of note §5.4; see ``docs/players.md``).
     """
 
     hidden: int = 10
     prt_capacity: int = 8192
     lstm_reset: str = "hand"
+    calling_range: float = 0.0
 
     def __post_init__(self):
         if not isinstance(self.hidden, (int, np.integer)) or not 1 <= self.hidden <= 256:
@@ -38,13 +41,21 @@ class AsheSettings:
             raise ValueError(f"prt_capacity must be an integer in 2..4194304, got {self.prt_capacity!r}")
         if self.lstm_reset not in LSTM_RESETS:
             raise ValueError(f"lstm_reset must be one of {', '.join(LSTM_RESETS)}, got {self.lstm_reset!r}")
+        if not isinstance(self.calling_range, (int, float, np.integer, np.floating)) or not (
+                0.0 <= self.calling_range <= 1.0):
+            raise ValueError(f"calling_range must be a number in [0, 1], got {self.calling_range!r}")
+        object.__setattr__(self, "calling_range", float(self.calling_range))
 
     @property
     def genome_size(self) -> int:
         return ashe.genome_size(self.hidden)
 
     def to_dict(self) -> dict:
-        return {k: (int(v) if isinstance(v, (int, np.integer)) else v) for k, v in asdict(self).items()}
+        """The settings as JSON-ready values; ``calling_range`` only when set, so older files compare equal."""
+        d = {k: (int(v) if isinstance(v, (int, np.integer)) else v) for k, v in asdict(self).items()}
+        if d["calling_range"] == 0.0:
+            del d["calling_range"]
+        return d
 
     @classmethod
     def from_dict(cls, d: dict) -> "AsheSettings":
@@ -116,6 +127,7 @@ def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "as
     header[ashe.P_HIDDEN] = settings.hidden
     header[ashe.P_CAPACITY] = settings.prt_capacity
     header[ashe.P_LSTM_RESET] = LSTM_RESETS[settings.lstm_reset]
+    header[ashe.P_CALLING_RANGE] = settings.calling_range
     n_imem, n_fmem = ashe.memory_sizes(settings.hidden, settings.prt_capacity)
     return Player(name, ASHE, np.concatenate([header, genome.astype(np.float64)]), n_imem, n_fmem,
                   uses_hand_strength=True)
