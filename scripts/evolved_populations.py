@@ -12,6 +12,10 @@ several generations, and two copies of one player only ever tie) and picks ten o
     pokerduel ground-truth $(for f in data/evolved/*.h5; do echo --population $f; done) --hands 20000 \\
         --seed 1 --out data/ground_truth_evolved.h5
     python scripts/evolved_populations.py stats data/ground_truth_evolved.h5
+    python scripts/evolved_populations.py ii runs/fig8-replay.h5 runs/fig8-replay-evolved.h5
+
+``ii`` reads Fig 8 replay results and prints, per population, the distribution of the hybrid's final
+intransitivity index over replications and the share of replications below each threshold.
 """
 
 from __future__ import annotations
@@ -91,6 +95,24 @@ def stats(args) -> int:
     return 0
 
 
+def ii_distribution(args) -> int:
+    from pokerduel.studies.poker import PokerStudyResult
+
+    th = args.thresholds
+    print("| file | population | II 10th / 50th / 90th percentile | " +
+          " | ".join(f"share < {t:g}" for t in th) + " | ML-POCBAm decisions |")
+    print("|---|---|---|" + "---|" * len(th) + "---|")
+    for path in args.results:
+        res = PokerStudyResult.load(path)
+        for p in res.populations():
+            final = res.arrays[(p, "hybrid", "ii")][:, -1]
+            q = np.nanpercentile(final, [10, 50, 90])
+            ml = np.nanmean(res.arrays[(p, "hybrid", "ml_fraction")][:, -1])
+            print(f"| {Path(path).name} | {p} | {q[0]:.3f} / {q[1]:.3f} / {q[2]:.3f} | " +
+                  " | ".join(f"{np.nanmean(final < t):.2f}" for t in th) + f" | {ml:.2f} |")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -100,8 +122,11 @@ def main(argv=None) -> int:
     b.add_argument("--size", type=int, default=10)
     s = sub.add_parser("stats", help="Fig 7-style statistics of a ground-truth file")
     s.add_argument("ground_truth")
+    i = sub.add_parser("ii", help="the hybrid's intransitivity index per population in Fig 8 replay results")
+    i.add_argument("results", nargs="+")
+    i.add_argument("--thresholds", type=float, nargs="+", default=[0.05, 0.13, 0.17, 0.5])
     args = ap.parse_args(argv)
-    return build(args) if args.cmd == "build" else stats(args)
+    return {"build": build, "stats": stats, "ii": ii_distribution}[args.cmd](args)
 
 
 if __name__ == "__main__":
