@@ -138,3 +138,18 @@ def test_cli_usage_errors_exit_2(run, tmp_path, monkeypatch, args):
     monkeypatch.chdir(tmp_path)
     res = CliRunner().invoke(main, args)
     assert res.exit_code == 2, res.output
+
+
+def test_shipped_populations_load_and_play():
+    """Every population file under data/ reads back (format, settings, shapes) and its players play."""
+    from pathlib import Path
+
+    files = sorted((Path(__file__).resolve().parents[1] / "data").glob("*/*.h5"))
+    assert files, "no shipped populations found"
+    for path in files:
+        pop = load_population(path)
+        assert pop.origin and len(pop.genomes) >= 3, path
+    league = load_population(files[0].parents[1] / "league" / "callingrange.h5")
+    assert league.settings.calling_range == 1.0
+    r = play_duplicate(make_player(f"{files[0]}:0"), make_player("calling-machine"), 4, seed=1)
+    assert r.samples.shape == (4,)
