@@ -176,6 +176,18 @@ def test_opponent_specs_of_run_and_population_files(tmp_path):
     assert training_opponents(other)[1].name == "calling-machine"
 
 
+def test_a_run_whose_opponent_file_is_out_of_reach_says_so(tmp_path, monkeypatch):
+    """A relative ``FILE.h5:INDEX`` opponent is found from the run's working directory, and only there."""
+    monkeypatch.chdir(tmp_path)
+    run_evolution(EvolveConfig(**{**TINY_ANE, "generations": 1}), "r.h5")
+    cfg = EvolveConfig(**{**TINY_ANE, "generations": 1, "opponents": ("r.h5:champion", "calling-machine")})
+    run_evolution(cfg, "league.h5")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    with pytest.raises(ValueError, match="found relative to the directory the run was started in"):
+        load_run("../league.h5")
+
+
 def test_cli_preset_and_usage_errors(tmp_path):
     r = CliRunner().invoke(main, ["evolve", "--preset", "ashe1", "--population", "5", "--keep", "2", "--generations",
                                   "2", "--deals", "3", "--panel-deals", "2", "--panel-bots", "random",

@@ -821,8 +821,15 @@ def load_run(path) -> EvolutionRun:
     except ValueError as err:
         raise CorruptFile(str(err)) from None
     try:
+        cfg = EvolveConfig.from_dict(config)
+    except ValueError as err:
+        f.close()
+        files = [s for s in config.get("opponents", ()) if ".h5:" in s]
+        hint = (f" (its opponents {files} are files, found relative to the directory the run was started in)"
+                if files else "")
+        raise ValueError(f"{path}: the run's configuration cannot be rebuilt here: {err}{hint}") from None
+    try:
         with f:
-            cfg = EvolveConfig.from_dict(config)
             attrs = plain_attrs(f)
             gens = f["generations"]
             n_done = int(f.attrs.get("completed", 0))
