@@ -118,6 +118,8 @@ def test_tser_tiers_elites_and_children():
     (dict(lag=2, repeat=3), "lag or repeat"), (dict(selector_options={"lag": 2}), "may not set"),
     (dict(refit_every=0), "refit_every"), (dict(selector="pocbam", refit_every=2), "refit_every applies to"),
     (dict(init="zeros"), "init must be one of"), (dict(calling_range=2.0), "calling_range must be"),
+    (dict(common_decks=True), "needs fixed opponents"), (dict(common_decks=1), "common_decks must be"),
+    (dict(common_decks=True, fitness="ane", opponents=("calling-machine",)), "applies to --fitness selector"),
 ])
 def test_bad_config_is_a_value_error(kw, match):
     with pytest.raises(ValueError, match=match):
@@ -230,11 +232,25 @@ def test_run_files_from_before_the_lag_and_refit_options_read_as_the_papers_meth
 
 
 def test_options_at_their_defaults_stay_out_of_the_config_dict():
-    """Run files written before ``init`` and ``calling_range`` existed read back as equal configs."""
-    assert not {"init", "calling_range"} & set(tiny().to_dict())
-    cfg = tiny(init="handbuilt", calling_range=0.5)
+    """Run files written before ``init``, ``calling_range`` and ``common_decks`` existed read back as equal
+    configs."""
+    assert not {"init", "calling_range", "common_decks"} & set(tiny().to_dict())
+    cfg = tiny(init="handbuilt", calling_range=0.5, common_decks=True, opponents=("calling-machine",),
+               budget=200)
     assert cfg.to_dict()["init"] == "handbuilt" and EvolveConfig.from_dict(cfg.to_dict()) == cfg
-    assert cfg.settings.calling_range == 0.5
+    assert cfg.settings.calling_range == 0.5 and cfg.to_dict()["common_decks"] is True
+
+
+def test_common_decks_compare_candidates_on_equal_cards():
+    """A generation's two copies of one genome get identical samples against a fixed opponent with
+    ``common_decks``, and different ones without."""
+    genomes = initial_population(tiny(init="handbuilt", init_low=-0.1, init_high=0.1))
+    genomes[1] = genomes[0]
+    for common in (True, False):
+        cfg = tiny(init="handbuilt", opponents=("calling-machine",), budget=200, common_decks=common)
+        o = generation_oracle(cfg, genomes, 2, fixed=["calling-machine"])
+        same = o.sample_many(0, 6, 8).tolist() == o.sample_many(1, 6, 8).tolist()
+        assert same == common
 
 
 def test_handbuilt_init_is_the_reference_genome_plus_the_uniform_noise():
@@ -347,6 +363,9 @@ def test_cli_usage_errors_exit_2(tmp_path):
     r = CliRunner().invoke(main, ["evolve", "--population", "6", "--keep", "3", "--selector", "select-top", "--lag",
                                   "2", "--out", str(tmp_path / "x.h5")])
     assert r.exit_code == 2 and "select-top does not take lag > 0" in r.output
+    r = CliRunner().invoke(main, ["evolve", "--population", "6", "--keep", "3", "--common-decks",
+                                  "--out", str(tmp_path / "x.h5")])
+    assert r.exit_code == 2 and "needs fixed opponents" in r.output
 
 
 def test_the_issue_example_runs_from_one_warmup_sample_per_pair(tmp_path):

@@ -95,6 +95,24 @@ def test_reused_memories_give_the_samples_of_fresh_ones():
         LiveOracle(pops[0], 0, memory_pool=[])
 
 
+def test_common_decks_give_every_candidate_a_fixed_opponents_decks(players):
+    """With ``common_decks_from`` every candidate meets a fixed opponent j on the decks of ``pair_seed(seed, j, j)``:
+    two copies of one player get identical samples; pairs of candidates keep their own decks."""
+    pl = [players[1], players[1], players[5], "calling-machine", "candid-statistician"]
+    o = LiveOracle(pl, 9, common_decks_from=3)
+    for j in (3, 4):
+        x0, x1, x2 = (o.sample_many(i, j, 6) for i in (0, 1, 2))
+        np.testing.assert_array_equal(x0, x1)
+        np.testing.assert_array_equal(x2, play_duplicate(pl[2], pl[j], 6, pair_seed(9, j, j)).samples)
+    np.testing.assert_array_equal(o.sample_many(0, 2, 4), play_duplicate(pl[0], pl[2], 4, pair_seed(9, 0, 2)).samples)
+    np.testing.assert_array_equal(o.sample_many(3, 4, 4), play_duplicate(pl[3], pl[4], 4, pair_seed(9, 3, 4)).samples)
+    own = LiveOracle(pl, 9)  # without: each pair its own decks, so the two copies' results differ
+    assert own.sample_many(0, 3, 6).tolist() != own.sample_many(1, 3, 6).tolist()
+    for bad in (0, 6, True, 1.5):
+        with pytest.raises(ValueError, match="common_decks_from"):
+            LiveOracle(pl, 9, common_decks_from=bad)
+
+
 def test_live_oracle_validates(players):
     with pytest.raises(ValueError, match="seed"):
         LiveOracle(players, -1)

@@ -101,6 +101,9 @@ def _parse_options(pairs):
               help="How far a raise's win rate is taken against the hands that call it (0: the one-step rule).")
 @click.option("--reset/--continue-matches", default=False, show_default=True,
               help="Fresh memories every deal instead of a continuing match per pair.")
+@click.option("--common-decks/--own-decks", default=False, show_default=True,
+              help="With --fitness selector and fixed opponents: every candidate meets each fixed opponent on the "
+                   "same decks (common random numbers, as --fitness ane always does).")
 @click.option("--rate-start", type=float, default=0.25, show_default=True, help="Initial per-gene mutation rate.")
 @click.option("--rate-end", type=float, default=0.05, show_default=True, help="Final per-gene mutation rate.")
 @click.option("--sigma-start", type=float, default=0.5, show_default=True, help="Initial mutation strength.")
@@ -130,7 +133,7 @@ def _parse_options(pairs):
 @click.pass_context
 def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, pool_weights, deals, population, generations,
            keep, selector, budget, n0, repeat, lag, refit_every, selector_options, seed,
-           hidden, prt_capacity, calling_range, reset, rate_start, rate_end, sigma_start, sigma_end, init,
+           hidden, prt_capacity, calling_range, reset, common_decks, rate_start, rate_end, sigma_start, sigma_end, init,
            init_range, hs_samples, panel_bots, panel_deals, panel_heldout, out, resume, overwrite, backend, workers,
            scheduler, as_json):
     """Evolve ASHE players: each generation a top-k selector picks the survivors, TSER makes the rest.
@@ -147,7 +150,8 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, pool_weig
         hall_policy=hall_policy, pool_weights=tuple(pool_weights), deals=deals,
         population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
         repeat=repeat, lag=lag, refit_every=refit_every, seed=seed, hidden=hidden, prt_capacity=prt_capacity,
-        calling_range=calling_range, reset=reset, panel_deals=panel_deals, panel_heldout=panel_heldout,
+        calling_range=calling_range, reset=reset, common_decks=common_decks,
+        panel_deals=panel_deals, panel_heldout=panel_heldout,
         init=init, init_low=init_range[0], init_high=init_range[1],
         rate_start=rate_start, rate_end=rate_end, sigma_start=sigma_start, sigma_end=sigma_end,
         **({} if hs_samples is None else {"hs_samples": hs_samples}),

@@ -90,7 +90,7 @@ HALL_POLICIES = ("last", "best")
 #: hand-built reference genome plus that uniform noise)
 INITS = ("random", "handbuilt")
 #: options added after run files existed, left out of a config's dict at these defaults
-LATER_DEFAULTS = {"calling_range": 0.0, "init": "random"}
+LATER_DEFAULTS = {"calling_range": 0.0, "init": "random", "common_decks": False}
 #: named option sets (``--preset``); options given explicitly override them
 PRESETS = {
     "ashe1": {"fitness": "ane", "opponents": TRAINING_BOTS, "population": 50, "generations": 250, "keep": 15,
@@ -164,6 +164,8 @@ class EvolveConfig:
     pair; the panel's 250-deal matches fit too). ``hidden``, ``lstm_reset`` and ``calling_range`` are the
     players' ``AsheSettings``.
     ``reset``: every deal with fresh memories instead of a continuing match per pair.
+    ``common_decks`` (``--fitness selector`` with fixed opponents): every candidate meets each fixed
+    opponent on the same decks, as ANE's matches always do (``LiveOracle(common_decks_from=K)``).
     """
 
     population: int = 50
@@ -196,6 +198,7 @@ class EvolveConfig:
     hall_policy: str = "last"
     pool_weights: tuple = (1.0, 1.0, 1.0)
     deals: int = 500
+    common_decks: bool = False
 
     def __post_init__(self):
         K = _check_int(self.population, "population (players per generation)", 3)
@@ -266,6 +269,13 @@ class EvolveConfig:
             raise ValueError(f"need finite init_low < init_high, got [{self.init_low}, {self.init_high}]")
         if not isinstance(self.reset, (bool, np.bool_)):
             raise ValueError(f"reset must be True or False, got {self.reset!r}")
+        if not isinstance(self.common_decks, (bool, np.bool_)):
+            raise ValueError(f"common_decks must be True or False, got {self.common_decks!r}")
+        if self.common_decks and self.fitness != "selector":
+            raise ValueError("common_decks applies to --fitness selector; fitness ane always plays every "
+                             "candidate on the same decks")
+        if self.common_decks and not self.n_fixed:
+            raise ValueError("common_decks needs fixed opponents (--opponents or --hall-of-fame) to share decks with")
         _check_int(self.hs_samples, "hs_samples", 1)
         _check_int(self.seed, "seed", 0)
         if not isinstance(self.tser, TserParams):
@@ -385,6 +395,7 @@ class EvolveConfig:
         d["opponents"] = list(self.opponents)
         d["pool_weights"] = list(self.pool_weights)
         d["reset"] = bool(self.reset)
+        d["common_decks"] = bool(self.common_decks)
         for key, default in LATER_DEFAULTS.items():  # left out at their defaults: older run files compare equal
             if d[key] == default:
                 del d[key]
@@ -579,7 +590,8 @@ def generation_oracle(cfg: EvolveConfig, genomes: np.ndarray, generation: int, m
     results do not depend on it)."""
     players = [ashe_player(g, cfg.settings, name=f"g{generation}:{i}") for i, g in enumerate(genomes)]
     return LiveOracle(players + list(fixed), _seq(cfg.seed, 1, generation), reset=bool(cfg.reset),
-                      hs_samples=cfg.hs_samples, memory_pool=memory_pool)
+                      hs_samples=cfg.hs_samples, memory_pool=memory_pool,
+                      common_decks_from=len(genomes) if cfg.common_decks and len(fixed) else None)
 
 
 def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=None, oracle=None,

@@ -145,6 +145,10 @@ class LiveOracle(_Cached):
     means : optional ``K x K`` matrix of true pair means (e.g. a ground truth's), for ``true_top_k``.
     memory_pool : a ``MemoryPool`` to take the pairs' match memories from; ``release()`` gives them back
         (for oracles made one after another, such as an evolution's generations).
+    common_decks_from : players from this index on are fixed opponents that every player before it meets
+        on the same decks (``pair_seed(seed, j, j)`` for opponent ``j``): common random numbers, so that
+        candidates are compared on equal cards. Pairs of two candidates, or of two fixed opponents, keep
+        their own decks. None (the default): every pair its own.
 
     Memory: a continuing match keeps both players' memories per pair, allocated when the pair is first
     sampled (``Player.new_memory``: about 4 MB per pair of ASHE players with the default PRT capacity).
@@ -153,9 +157,16 @@ class LiveOracle(_Cached):
     """
 
     def __init__(self, players, seed=0, *, reset: bool = False, hs_samples: int = DEFAULT_SAMPLES,
-                 lookahead: int = 1, means=None, memory_pool: MemoryPool | None = None):
+                 lookahead: int = 1, means=None, memory_pool: MemoryPool | None = None,
+                 common_decks_from: int | None = None):
         players = [make_player(p) for p in players]
         self._init_cache(len(players))
+        if common_decks_from is not None and (isinstance(common_decks_from, bool)
+                                              or not isinstance(common_decks_from, (int, np.integer))
+                                              or not 1 <= common_decks_from <= len(players)):
+            raise ValueError(f"common_decks_from must be None or an index in 1..{len(players)}, "
+                             f"got {common_decks_from!r}")
+        self.common_decks_from = None if common_decks_from is None else int(common_decks_from)
         self.players = players
         self.seed = _seed_sequence(seed)
         self.reset = bool(reset)
@@ -192,7 +203,9 @@ class LiveOracle(_Cached):
     def _pair_state(self, p: int):
         if self._match[p] is None:
             i, j = int(self._pi[p]), int(self._pj[p])
-            deck_key, rng_key = seed_keys(pair_seed(self.seed, i, j), 2)
+            c = self.common_decks_from
+            shared = c is not None and i < c <= j  # a candidate against a fixed opponent: that opponent's decks
+            deck_key, rng_key = seed_keys(pair_seed(self.seed, j if shared else i, j), 2)
             a, b = self.players[i], self.players[j]
             pool = self.memory_pool
             mem = (*a.new_memory(), *b.new_memory()) if pool is None else (*pool.take(a), *pool.take(b))
