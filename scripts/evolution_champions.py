@@ -5,7 +5,8 @@ champion of every run then plays ``--test-deals`` duplicate deals (fresh decks: 
 against the four ASHE 1.0 training bots and the held-out bots (``docs/players.md``), and optionally
 against other champions (``--versus RUN.h5:champion,...``). Reported in mBB/hand with 95% intervals, with
 ASHE 1.0's adaptation statistics: the champion's preflop raise rate against each bot and its fold rate
-(share of hands it folds). Results go to ``RUNS/champions.json``; ``--report`` writes a markdown table.
+(share of hands it folds). Results go to ``RUNS/champions.json`` (seeds tested earlier with the same options
+stay in it, so seeds can be run one call at a time); ``--report`` writes a markdown table.
 
     python scripts/evolution_champions.py --preset ashe1 --seeds 1-5 --runs runs/ashe1
     python scripts/evolution_champions.py --preset ashe1 --set generations=60 --set population=30 \\
@@ -136,10 +137,16 @@ def main(argv=None) -> int:
                   f"{time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
             results[seed] = test_champion(str(path), versus, args.test_deals)
             summaries[seed] = run_summary(str(path))
-    (runs / "champions.json").write_text(json.dumps({"options": {k: list(v) if isinstance(v, tuple) else v
-                                                                for k, v in options.items()},
-                                                    "test_seed": TEST_SEED, "test_deals": args.test_deals,
-                                                    "results": results, "runs": summaries}, indent=1))
+    record = {"options": {k: list(v) if isinstance(v, tuple) else v for k, v in options.items()},
+              "test_seed": TEST_SEED, "test_deals": args.test_deals, "versus": versus}
+    store = runs / "champions.json"
+    if store.exists():  # seeds tested by earlier calls with the same options join the table
+        earlier = json.loads(store.read_text())
+        if {k: earlier.get(k) for k in record} == json.loads(json.dumps(record)):
+            results = {**{int(s): r for s, r in earlier["results"].items()}, **results}
+            summaries = {**{int(s): r for s, r in earlier["runs"].items()}, **summaries}
+    results, summaries = dict(sorted(results.items())), dict(sorted(summaries.items()))
+    store.write_text(json.dumps({**record, "results": results, "runs": summaries}, indent=1))
     opps = list(next(iter(results.values())))
     lines = ["| seed | " + " | ".join(opps) + " |", "|---|" + "---|" * len(opps)]
     for seed, res in results.items():
