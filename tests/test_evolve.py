@@ -120,6 +120,9 @@ def test_tser_tiers_elites_and_children():
     (dict(init="zeros"), "init must be one of"), (dict(calling_range=2.0), "calling_range must be"),
     (dict(common_decks=True), "needs fixed opponents"), (dict(common_decks=1), "common_decks must be"),
     (dict(common_decks=True, fitness="ane", opponents=("calling-machine",)), "applies to --fitness selector"),
+    (dict(opponents=("calling-machine",), budget=200, opponent_weights=(1, 2)), "opponent_weights must be 1"),
+    (dict(opponents=("calling-machine",), budget=200, opponent_weights=(0,)), "finite numbers > 0"),
+    (dict(opponents=("calling-machine",), fitness="ane", opponent_weights=(1,)), "applies to --fitness selector"),
 ])
 def test_bad_config_is_a_value_error(kw, match):
     with pytest.raises(ValueError, match=match):
@@ -239,6 +242,18 @@ def test_options_at_their_defaults_stay_out_of_the_config_dict():
                budget=200)
     assert cfg.to_dict()["init"] == "handbuilt" and EvolveConfig.from_dict(cfg.to_dict()) == cfg
     assert cfg.settings.calling_range == 0.5 and cfg.to_dict()["common_decks"] is True
+
+
+def test_opponent_weights_split_the_opponents_pool():
+    """Relative opponent weights share the pool's weight in proportion; the other pools are unchanged."""
+    bots = ("scared-limper", "calling-machine", "hothead-maniac")
+    cfg = tiny(opponents=bots, hall_of_fame=2, budget=400, pool_weights=(0.5, 0.25, 1.0), opponent_weights=(2, 1, 1))
+    w = cfg.weight_options(2)["weights"]
+    np.testing.assert_allclose(w, [0.1] * 6 + [0.5, 0.25, 0.25] + [0.125, 0.125])
+    equal = tiny(opponents=bots, hall_of_fame=2, budget=400, pool_weights=(0.5, 0.25, 1.0))
+    threes = tiny(opponents=bots, hall_of_fame=2, budget=400, pool_weights=(0.5, 0.25, 1.0), opponent_weights=(3, 3, 3))
+    assert np.array_equal(equal.weight_options(2)["weights"], threes.weight_options(2)["weights"])
+    assert EvolveConfig.from_dict(cfg.to_dict()) == cfg and "opponent_weights" not in equal.to_dict()
 
 
 def test_common_decks_compare_candidates_on_equal_cards():

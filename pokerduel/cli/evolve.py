@@ -48,6 +48,15 @@ def _parse_options(pairs):
     return out
 
 
+def _parse_floats(text, hint):
+    if text is None:
+        return None
+    try:
+        return tuple(float(x) for x in text.split(","))
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: expected comma-separated numbers", param_hint=hint) from None
+
+
 @click.command("evolve")
 @click.option("--preset", type=click.Choice(["ashe1"]), default=None,
               help="A named set of options; options given explicitly override it. ashe1: ASHE 1.0 exactly "
@@ -66,6 +75,9 @@ def _parse_options(pairs):
               help="Frozen champions of earlier generations every player also plays.")
 @click.option("--hall-policy", type=click.Choice(["last", "best"]), default="last", show_default=True,
               help="last: the latest champions; best: those with the best results against the training opponents.")
+@click.option("--opponent-weights", default=None, metavar="W1,W2,...",
+              help="With --fitness selector: relative weights of the training opponents within their pool, one per "
+                   "opponent (normalised to sum to 1)  [default: equal].")
 @click.option("--pool-weights", nargs=3, type=float, default=(1.0, 1.0, 1.0), show_default=True,
               metavar="POP HALL OPP", help="Weights of the population, hall-of-fame and training-opponent pools "
                                            "in the fitness.")
@@ -131,8 +143,8 @@ def _parse_options(pairs):
 @click.option("--scheduler", default=None, help="Dask scheduler address tcp://HOST:PORT.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 @click.pass_context
-def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, pool_weights, deals, population, generations,
-           keep, selector, budget, n0, repeat, lag, refit_every, selector_options, seed,
+def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_weights, pool_weights, deals,
+           population, generations, keep, selector, budget, n0, repeat, lag, refit_every, selector_options, seed,
            hidden, prt_capacity, calling_range, reset, common_decks, rate_start, rate_end, sigma_start, sigma_end, init,
            init_range, hs_samples, panel_bots, panel_deals, panel_heldout, out, resume, overwrite, backend, workers,
            scheduler, as_json):
@@ -148,6 +160,7 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, pool_weig
     options = dict(
         fitness=fitness, opponents=split_specs(opponents), hall_of_fame=hall_of_fame,
         hall_policy=hall_policy, pool_weights=tuple(pool_weights), deals=deals,
+        opponent_weights=_parse_floats(opponent_weights, "--opponent-weights"),
         population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
         repeat=repeat, lag=lag, refit_every=refit_every, seed=seed, hidden=hidden, prt_capacity=prt_capacity,
         calling_range=calling_range, reset=reset, common_decks=common_decks,

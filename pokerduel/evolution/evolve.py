@@ -90,7 +90,7 @@ HALL_POLICIES = ("last", "best")
 #: hand-built reference genome plus that uniform noise)
 INITS = ("random", "handbuilt")
 #: options added after run files existed, left out of a config's dict at these defaults
-LATER_DEFAULTS = {"calling_range": 0.0, "init": "random", "common_decks": False}
+LATER_DEFAULTS = {"calling_range": 0.0, "init": "random", "common_decks": False, "opponent_weights": None}
 #: named option sets (``--preset``); options given explicitly override them
 PRESETS = {
     "ashe1": {"fitness": "ane", "opponents": TRAINING_BOTS, "population": 50, "generations": 250, "keep": 15,
@@ -166,6 +166,9 @@ class EvolveConfig:
     ``reset``: every deal with fresh memories instead of a continuing match per pair.
     ``common_decks`` (``--fitness selector`` with fixed opponents): every candidate meets each fixed
     opponent on the same decks, as ANE's matches always do (``LiveOracle(common_decks_from=K)``).
+    ``opponent_weights`` (``--fitness selector``): the training opponents' relative weights within their
+    pool (normalised to sum to 1; None: equal), e.g. the reciprocals of the margins each bot allows, so
+    that a bot that loses 40 BB a hand does not outweigh one that loses 1.
     """
 
     population: int = 50
@@ -199,6 +202,7 @@ class EvolveConfig:
     pool_weights: tuple = (1.0, 1.0, 1.0)
     deals: int = 500
     common_decks: bool = False
+    opponent_weights: tuple | None = None
 
     def __post_init__(self):
         K = _check_int(self.population, "population (players per generation)", 3)
@@ -330,6 +334,17 @@ class EvolveConfig:
                              f"to a positive number, got pool_weights {self.pool_weights}"
                              + ("; fitness ane plays only the hall of fame and the training opponents"
                                 if self.fitness == "ane" else ""))
+        if self.opponent_weights is not None:
+            ow = self.opponent_weights
+            if isinstance(ow, str) or len(ow) != len(self.opponents) or not all(
+                    isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
+                    and np.isfinite(x) and x > 0 for x in ow):
+                raise ValueError(f"opponent_weights must be {len(self.opponents)} finite numbers > 0, one per "
+                                 f"training opponent, got {ow!r}")
+            if self.fitness != "selector":
+                raise ValueError("opponent_weights applies to --fitness selector; fitness ane normalises each "
+                                 "opponent by the generation's best result instead")
+            object.__setattr__(self, "opponent_weights", tuple(float(x) for x in ow))
         if self.fitness == "ane":
             _check_int(self.deals, "deals (duplicate deals per candidate and fixed opponent)", 1)
         elif self.n_fixed and not SELECTORS[self.selector].supports_weights:
@@ -352,7 +367,12 @@ class EvolveConfig:
         from ..selectors.weights import pool_weights
 
         w_pop, w_hall, w_opp = self.pool_weights
-        pools = [(n, w) for n, w in ((len(self.opponents), w_opp), (hall_present, w_hall)) if n]
+        rel = np.ones(len(self.opponents)) if self.opponent_weights is None else np.array(self.opponent_weights)
+        if self.opponent_weights is None:  # one pool (the same weights, computed as before)
+            pools = [(len(self.opponents), w_opp)] if self.opponents else []
+        else:
+            pools = [(1, w_opp * r) for r in rel / rel.sum()]
+        pools += [(hall_present, w_hall)] if hall_present else []
         return {"candidates": self.population, "weights": pool_weights(self.population, pools, w_pop)}
 
     @property
@@ -396,6 +416,7 @@ class EvolveConfig:
         d["pool_weights"] = list(self.pool_weights)
         d["reset"] = bool(self.reset)
         d["common_decks"] = bool(self.common_decks)
+        d["opponent_weights"] = None if self.opponent_weights is None else list(self.opponent_weights)
         for key, default in LATER_DEFAULTS.items():  # left out at their defaults: older run files compare equal
             if d[key] == default:
                 del d[key]
@@ -410,6 +431,8 @@ class EvolveConfig:
         d["panel_bots"] = tuple(d.get("panel_bots", PANEL_BOTS))
         d["opponents"] = tuple(d.get("opponents", ()))
         d["pool_weights"] = tuple(d.get("pool_weights", (1.0, 1.0, 1.0)))
+        if d.get("opponent_weights") is not None:
+            d["opponent_weights"] = tuple(d["opponent_weights"])
         if d.get("fitness") == "ane":
             d["budget"] = None   # derived from the deals
         return cls(**d)
