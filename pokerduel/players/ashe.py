@@ -404,11 +404,13 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
     h_s = fm[st_h + 2 * hidden:st_h + 3 * hidden]
     c_s = fm[st_h + 3 * hidden:st_h + 4 * hidden]
     x_o = fm[xo:xo + OFRE_INPUTS]
+    x_call = fm[xo + 16:xo + 16 + OFRE_INPUTS]  # the call's OFRE inputs (only x_call[N_DEC:] is used)
     x_s = fm[xs:xs + SWRE_INPUTS]
     _decision_inputs(st, pos, x_o)
     _decision_inputs(st, pos, x_s)
     x_s[N_DEC] = strength
-    lstm_pre(params, off_o, OFRE_INPUTS, OFRE_DEC, hidden, x_o, h_o, fm[pre_o:pre_o + 4 * hidden])
+    if lo >= 0:  # with no raise candidate, OFRE is needed only if the call is chosen (done at the commit)
+        lstm_pre(params, off_o, OFRE_INPUTS, OFRE_DEC, hidden, x_o, h_o, fm[pre_o:pre_o + 4 * hidden])
     lstm_pre(params, off_s, SWRE_INPUTS, SWRE_DEC, hidden, x_s, h_s, fm[pre_s:pre_s + 4 * hidden])
 
     node = prt_current(im, pos, hist, st[S_ACTIONS])
@@ -442,13 +444,14 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
         n_fold = im[_node(child) + N_OPP_FOLD] if child >= 0 else 0
         a_acts = im[I_AGG + AGG_OPP_ACTS * 36 + ag]
         a_fold = im[I_AGG + AGG_OPP_FOLD * 36 + ag]
-        x_o[N_DEC] = added / STACK
-        x_o[N_DEC + 1] = size
-        x_o[N_DEC + 2] = allin
-        x_o[N_DEC + 3] = _rate(n_fold, n_acts, 0.5)
-        x_o[N_DEC + 4] = n_acts / (n_acts + CONF_PRIOR)
-        x_o[N_DEC + 5] = _rate(a_fold, a_acts, 0.5)
-        x_o[N_DEC + 6] = a_acts / (a_acts + CONF_PRIOR)
+        xk = x_call if k == 1 else x_o
+        xk[N_DEC] = added / STACK
+        xk[N_DEC + 1] = size
+        xk[N_DEC + 2] = allin
+        xk[N_DEC + 3] = _rate(n_fold, n_acts, 0.5)
+        xk[N_DEC + 4] = n_acts / (n_acts + CONF_PRIOR)
+        xk[N_DEC + 5] = _rate(a_fold, a_acts, 0.5)
+        xk[N_DEC + 6] = a_acts / (a_acts + CONF_PRIOR)
         # SWRE: showdowns through that node and on this street overall.
         visits = im[_node(child) + N_VISITS] if child >= 0 else 0
         sd_n = im[_node(child) + N_SD_N] if child >= 0 else 0
@@ -467,12 +470,13 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
         x_s[j + 8] = _rate(fm[F_AGG + 36 + ag], a_sd, 0.5)
         x_s[j + 9] = a_sd / (a_sd + CONF_PRIOR)
         slot = cand + k * 4 * hidden
-        f_hat = lstm_finish(params, off_o, OFRE_INPUTS, OFRE_DEC, hidden, x_o, c_o, fm[pre_o:pre_o + 4 * hidden],
-                            fm[slot:slot + hidden], fm[slot + hidden:slot + 2 * hidden])
+        f_hat = 0.0  # a check or call cannot make the opponent fold
+        if k >= 2:  # the call's OFRE output is unused: its state step is deferred until the call is chosen
+            f_hat = lstm_finish(params, off_o, OFRE_INPUTS, OFRE_DEC, hidden, x_o, c_o, fm[pre_o:pre_o + 4 * hidden],
+                                fm[slot:slot + hidden], fm[slot + hidden:slot + 2 * hidden])
         w_hat = lstm_finish(params, off_s, SWRE_INPUTS, SWRE_DEC, hidden, x_s, c_s, fm[pre_s:pre_s + 4 * hidden],
                             fm[slot + 2 * hidden:slot + 3 * hidden], fm[slot + 3 * hidden:slot + 4 * hidden])
-        im[I_STEPS] += 2
-        f_hat = 0.0 if k == 1 else f_hat  # a check or call cannot make the opponent fold
+        im[I_STEPS] += 2  # two estimator steps per candidate, counting the call's deferred OFRE step
         w_hat = calling_range_win(f_hat, w_hat, rho)
         u = candidate_utility(st, pos, to[k], f_hat, w_hat)
         fm[F_TRACE + 3 * k] = f_hat
@@ -481,6 +485,12 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
         if (best < 0) | (u > best_u + TIE_CHIPS):
             best = k
             best_u = u
+    if best == 1:  # the call's deferred OFRE step (same inputs, state and pre-activations as in the loop)
+        if lo < 0:
+            lstm_pre(params, off_o, OFRE_INPUTS, OFRE_DEC, hidden, x_o, h_o, fm[pre_o:pre_o + 4 * hidden])
+        slot = cand + 4 * hidden
+        lstm_finish(params, off_o, OFRE_INPUTS, OFRE_DEC, hidden, x_call, c_o, fm[pre_o:pre_o + 4 * hidden],
+                    fm[slot:slot + hidden], fm[slot + hidden:slot + 2 * hidden])
     if best >= 1:  # commit the chosen candidate's LSTM state (after a fold the hand is over)
         slot = cand + best * 4 * hidden
         for j in range(4 * hidden):
