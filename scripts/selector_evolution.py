@@ -10,7 +10,7 @@ same budget of duplicate deals per generation), seed by seed:
   run trained on, mean over seeds with a 95% interval and the seeds won outside the match's interval;
 - progress: the champion's panel score (training and held-out bots, the panel's fixed decks) per
   generation, mean over seeds with a 95% band, and the first generation at which that mean reaches
-  each of ``--levels``.
+  each of ``--levels-training`` / ``--levels-heldout``.
 
     python scripts/selector_evolution.py uniform=runs/sel_uniform pocbam=runs/sel_pocbam \\
         hybrid=runs/sel_hybrid --report docs/results/selector-evolution.md
@@ -76,7 +76,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("groups", nargs="+", metavar="NAME=FOLDER")
     ap.add_argument("--deals", type=int, default=500, help="duplicate deals per head-to-head match")
-    ap.add_argument("--levels", default="0,10000,15000", help="panel scores (mBB/hand) for 'generations to reach'")
+    ap.add_argument("--levels-training", default="10000,15000",
+                    help="training-panel scores (mBB/hand) for 'generations to reach'")
+    ap.add_argument("--levels-heldout", default="-2000,0", help="held-out-panel scores for 'generations to reach'")
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--report", default=None)
     args = ap.parse_args(argv)
@@ -90,7 +92,8 @@ def main(argv=None) -> int:
     seeds = sorted(set.intersection(*(set(g) for g in groups.values())))
     if not seeds:
         raise SystemExit("the folders share no seed")
-    levels = [float(v) for v in args.levels.split(",") if v]
+    levels = {g: [float(v) for v in text.split(",") if v]
+              for g, text in (("training", args.levels_training), ("heldout", args.levels_heldout))}
     lines = [f"Seeds {seeds[0]}–{seeds[-1]} ({len(seeds)}, common to every selector); hands per run: "
              + ", ".join(f"{n} {groups[n][seeds[0]]['hands']:,}" for n in names) + ".", "",
              "**Last champions on the test decks** (mBB/hand, mean over seeds ± 95%):", "",
@@ -125,13 +128,13 @@ def main(argv=None) -> int:
         G = min(c.shape[1] for c in curves.values())
         marks = sorted({1, *range(10, G + 1, 10), G})
         lines += [f"| {group} panel | " + " | ".join(f"gen {m}" for m in marks) + " | "
-                  + " | ".join(f"first ≥ {v:+,.0f}" for v in levels) + " |",
-                  "|---|" + "---|" * (len(marks) + len(levels))]
+                  + " | ".join(f"first ≥ {v:+,.0f}" for v in levels[group]) + " |",
+                  "|---|" + "---|" * (len(marks) + len(levels[group]))]
         for n in names:
             c = curves[n][:, :G]
             mean = c.mean(axis=0)
             cells = [_fmt(*_ci(c[:, m - 1])) for m in marks]
-            for v in levels:
+            for v in levels[group]:
                 hit = np.flatnonzero(mean >= v)
                 cells.append(str(hit[0] + 1) if hit.size else "never")
             lines.append(f"| {n} | " + " | ".join(cells) + " |")
