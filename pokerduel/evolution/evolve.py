@@ -367,10 +367,10 @@ class EvolveConfig:
         from ..selectors.weights import pool_weights
 
         w_pop, w_hall, w_opp = self.pool_weights
-        rel = np.ones(len(self.opponents)) if self.opponent_weights is None else np.array(self.opponent_weights)
-        if self.opponent_weights is None:  # one pool (the same weights, computed as before)
+        if self.opponent_weights is None:  # one pool of equal weights
             pools = [(len(self.opponents), w_opp)] if self.opponents else []
-        else:
+        else:  # one pool per opponent, sharing the pool's weight in proportion
+            rel = np.array(self.opponent_weights)
             pools = [(1, w_opp * r) for r in rel / rel.sum()]
         pools += [(hall_present, w_hall)] if hall_present else []
         return {"candidates": self.population, "weights": pool_weights(self.population, pools, w_pop)}
