@@ -114,15 +114,19 @@ def score_posterior(K, n, pvar, var_out):
 
     One pass over the pairs (row-major ``i < j``) adds each term to both items: item i still receives
     its terms in the order j = 0, 1, ..., so the sums equal the item-by-item loop bit for bit."""
+    w = np.empty(n.size)
+    for p in range(n.size):           # the divisions first, on vectors
+        w[p] = pvar[p] / n[p]
     for i in range(K):
         var_out[i] = 0.0
     p = 0
     for i in range(K):
+        acc = var_out[i]              # item i's terms from (a, i), a < i, then its own row, in registers
         for j in range(i + 1, K):
-            w = pvar[p] / n[p]
-            var_out[i] += w
-            var_out[j] += w
+            acc += w[p]
+            var_out[j] += w[p]
             p += 1
+        var_out[i] = acc
 
 
 @_njit
@@ -150,9 +154,23 @@ def _reduction(v, c):
 @_njit
 def _pair_gain(p, mu, var, pvar, n, pi, pj, sign, base, c):
     """Gain in log AEPCS of one more sample of pair ``p`` (eq 13 variances, ``c`` fixed)."""
+    return _pair_gain_dv(p, _reduction(pvar[p], n[p]), mu, var, pi, pj, sign, base, c)
+
+
+@_njit
+def _reductions(pvar, n):
+    """``_reduction`` of every pair, its divisions on vectors."""
+    dv = np.empty(n.size)
+    for p in range(n.size):
+        dv[p] = _reduction(pvar[p], n[p])
+    return dv
+
+
+@_njit
+def _pair_gain_dv(p, dv, mu, var, pi, pj, sign, base, c):
+    """``_pair_gain`` given the pair's variance reduction ``dv``."""
     i = pi[p]
     j = pj[p]
-    dv = _reduction(pvar[p], n[p])
     vi = var[i] - dv
     vj = var[j] - dv
     if vi <= 0.0:
@@ -201,9 +219,10 @@ def choose_pair(mu, var, pvar, n, pi, pj, k):
     K = mu.size
     P = pi.size
     c, sign, base = _sides(mu, var, k)
+    DV = _reductions(pvar, n)
     D = np.zeros(K)
     for p in range(P):
-        dv = _reduction(pvar[p], n[p])
+        dv = DV[p]
         if dv > D[pi[p]]:
             D[pi[p]] = dv
         if dv > D[pj[p]]:
@@ -234,7 +253,7 @@ def choose_pair(mu, var, pvar, n, pi, pj, k):
         if b > b0:
             b0 = b
             p0 = p
-    best = _pair_gain(p0, mu, var, pvar, n, pi, pj, sign, base, c)
+    best = _pair_gain_dv(p0, DV[p0], mu, var, pi, pj, sign, base, c)
     bestp = p0
     if not best == best:      # NaN
         best = -np.inf
@@ -245,9 +264,9 @@ def choose_pair(mu, var, pvar, n, pi, pj, k):
         b = U[i] + U[j]
         if b < best or (b == best and p > bestp):   # a later pair wins only by a larger gain
             continue
-        if _reduction(pvar[p], n[p]) * (R[i] + R[j]) < best - 1e-9 * (1.0 + abs(best)):
+        if DV[p] * (R[i] + R[j]) < best - 1e-9 * (1.0 + abs(best)):
             continue
-        g = _pair_gain(p, mu, var, pvar, n, pi, pj, sign, base, c)
+        g = _pair_gain_dv(p, DV[p], mu, var, pi, pj, sign, base, c)
         if g > best or (g == best and p < bestp):
             best = g
             bestp = p
@@ -521,24 +540,9 @@ def _newton_system(K, pi, pj, n, xbar, m2, floor, pool, gamma, A, g, mm, nu0=0.0
 
 
 @_njit
-def fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0=0.0):
-    """Maximise the log-likelihood of eq 4 over (gamma, sigma^2); returns the iterations (< 0: cap hit).
-
-    Given gamma, each sigma^2_ij has the closed-form maximiser ``s2b_ij + (xbar_ij - gamma_i +
-    gamma_j)^2`` (eq 5 = 0, ``s2b`` the biased sample variance), so the maximum of eq 4 is the maximum
-    of the profile likelihood in gamma, found by Newton's method with safeguards: the Newton direction
-    when minus the Hessian is positive definite (a Cholesky factorisation succeeds), otherwise the
-    majorise-minimise direction (the weighted least-squares update with weights ``n / sigma2``, always an
-    ascent direction), each with a backtracking (Armijo) line search, so the likelihood never falls.
-    ``gamma_0 = 0`` fixes the gauge, as eq 6 does. Start: eqs 6-7 when ``init`` (Table 1), else the given
-    gamma (warm start). Stops when a Newton step moves no gamma by more than ``fit_tol`` times the data
-    scale (root mean pair sample variance; a majorising step must be 1000 times smaller) or predicts a
-    gain below the rounding of the likelihood, or the line search cannot raise it, or after
-    ``max_iter`` iterations. Variances are floored at ``var_floor`` times the squared data scale so
-    noiseless pairs keep a finite likelihood. ``sig2`` is returned at its maximiser for the final gamma.
-    With a variance prior ``nu0 > 0`` the objective is eq 4 plus the prior's pseudo-samples (module
-    docstring), a penalised likelihood whose variances cannot collapse on pairs whose samples are equal.
-    """
+def fit_thurstone_ref(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0=0.0):
+    """``fit_thurstone`` computed plainly: ``profile_ll``, ``_newton_system`` and ``chol_solve`` in turn, no
+    cache (the reference the fast path is tested against)."""
     scale2 = data_scale2(n, xbar, m2)
     floor = var_floor * scale2
     tol = fit_tol * math.sqrt(scale2)
@@ -598,6 +602,418 @@ def fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fi
         ll = new
     profile_ll(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0)
     return -max_iter
+
+
+# --- the fit's fast path: the same arithmetic as ``profile_ll``, ``_newton_system`` and ``chol_solve`` --------
+#
+# ``fit_thurstone`` computes every pair's profile-likelihood term and its Newton terms in one pass (the
+# expressions of ``profile_ll`` and ``_newton_system``, so the values are the same bit for bit), keeps them
+# in a **fit cache**, and solves on the upper triangle with a vectorisable Cholesky (``chol_solve_upper``).
+# A decision's fit starts where the previous one ended, after one more sample: its starting pass reuses
+# the cached terms of every pair whose data and gamma are unchanged and whose variance no floor touches,
+# so it computes one pair instead of all. The likelihood is still summed over all pairs in pair order.
+# ``fit_thurstone_ref`` is the plain method the tests compare against.
+
+_C_XB, _C_M2, _C_N, _C_S, _C_T, _C_GR, _C_H, _C_VR, _C_CF, _C_SIG, _C_R, _C_Y = range(12)
+_C_ROWS = 12
+
+
+def new_fit_cache(K, P):
+    """An empty fit cache for ``K`` alternatives and ``P`` pairs: ``(C, G)``, per-pair rows and the gamma
+    they belong to (``G[K] = 0``: nothing cached). A cache serves one set of pairs (``pi``, ``pj``)."""
+    C = np.full((_C_ROWS, P), np.nan)
+    G = np.zeros(K + 3)
+    return C, G
+
+
+@_njit
+def _new_fit_cache(K, P):
+    C = np.full((_C_ROWS, P), np.nan)
+    G = np.zeros(K + 3)
+    return C, G
+
+
+@_njit
+def _fit_pass(pi, pj, n, xbar, m2, floor, pool, gamma, sig2, nu0, C, G, start):
+    """``profile_ll`` at ``gamma`` (fills ``sig2``, returns the log-likelihood) and each pair's Newton terms
+    (``_newton_system``'s gradient and Hessian contributions) into the cache ``C``, which then belongs to
+    ``gamma``. ``start``: refresh the per-pair data (``m2 / n``) and reuse the cached terms of every pair
+    whose data and gamma are those of the cache and whose variance is above both floors (without a
+    variance prior: with one, the terms depend on the pooled variance)."""
+    K = gamma.size
+    P = n.size
+    same_gamma = False
+    if start:
+        same_gamma = G[K] == 1.0 and nu0 == 0.0
+        for i in range(K):
+            if not G[i] == gamma[i]:
+                same_gamma = False
+                break
+        G[K + 1] = 1.0                        # every pair has two samples: the vectorised pass applies
+        if G[K + 2] == 0.0:                   # every pair, row-major (1) or not (-1): the row-wise system
+            G[K + 2] = 1.0 if P == K * (K - 1) // 2 else -1.0
+            q = 0
+            for i in range(K):
+                for j in range(i + 1, K):
+                    if q < P and not (pi[q] == i and pj[q] == j):
+                        G[K + 2] = -1.0
+                    q += 1
+    elif nu0 == 0.0 and G[K + 1] == 1.0:
+        return _fit_pass_fast(pi, pj, floor, gamma, sig2, C, G)
+    ll = 0.0
+    log2pi = math.log(2.0 * math.pi)
+    for p in range(P):
+        c = n[p]
+        if start:
+            if c < 2:
+                G[K + 1] = 0.0
+            if C[_C_N, p] == c and C[_C_XB, p] == xbar[p] and C[_C_M2, p] == m2[p]:
+                if same_gamma and c >= 2:
+                    vr = C[_C_VR, p]
+                    if vr > C[_C_CF, p] and vr > floor:
+                        sig2[p] = C[_C_SIG, p]
+                        ll += C[_C_T, p]
+                        continue
+            else:
+                C[_C_N, p] = c
+                C[_C_XB, p] = xbar[p]
+                C[_C_M2, p] = m2[p]
+                C[_C_S, p] = m2[p] / c if c > 0 else 0.0
+        if c == 0:
+            sig2[p] = pool
+            continue
+        r = xbar[p] - (gamma[pi[p]] - gamma[pj[p]])
+        s = C[_C_S, p]
+        # profile_ll
+        if c < 2:
+            v = pool
+        elif nu0 > 0.0:
+            v = (nu0 * pool + m2[p] + c * r * r) / (nu0 + c)
+        else:
+            v = s + r * r
+        if v < floor:
+            v = floor
+        sig2[p] = v
+        C[_C_SIG, p] = v
+        lv = math.log(v)
+        t = -0.5 * c * (log2pi + lv) - 0.5 * c * (s + r * r) / v
+        ll += t
+        C[_C_T, p] = t
+        if nu0 > 0.0 and c >= 2:
+            ll -= 0.5 * nu0 * (lv + pool / v)
+        # _newton_system (mm = False)
+        w = s + r * r
+        C[_C_VR, p] = w
+        C[_C_CF, p] = floor
+        if c < 2:
+            w = pool if pool > floor else floor
+            gr = c * r / w
+            h = c / w
+        elif nu0 > 0.0:
+            w = (nu0 * pool + m2[p] + c * r * r) / (nu0 + c)
+            if w > floor:
+                gr = c * r / w
+                h = c * (w - 2.0 * c * r * r / (nu0 + c)) / (w * w)
+            else:
+                gr = c * r / floor
+                h = c / floor
+        elif w > floor:
+            gr = c * r / w
+            h = c * (s - r * r) / (w * w)
+        else:
+            gr = c * r / floor
+            h = c / floor
+        C[_C_GR, p] = gr
+        C[_C_H, p] = h
+    for i in range(K):
+        G[i] = gamma[i]
+    G[K] = 1.0
+    return ll
+
+
+@_njit
+def _fit_pass_fast(pi, pj, floor, gamma, sig2, C, G):
+    """``_fit_pass`` (not a start) where every pair has two samples and there is no variance prior: the
+    same expressions, split into loops whose divisions run on vectors; the likelihood summed in pair order
+    (alongside the logarithms, which take most of the time)."""
+    K = gamma.size
+    P = pi.size
+    N = C[_C_N]
+    S = C[_C_S]
+    XB = C[_C_XB]
+    R = C[_C_R]
+    VR = C[_C_VR]
+    SIG = C[_C_SIG]
+    Y = C[_C_Y]
+    T = C[_C_T]
+    GR = C[_C_GR]
+    H = C[_C_H]
+    CF = C[_C_CF]
+    for p in range(P):
+        r = XB[p] - (gamma[pi[p]] - gamma[pj[p]])
+        R[p] = r
+        w = S[p] + r * r
+        VR[p] = w
+        v = w if not w < floor else floor
+        SIG[p] = v
+        sig2[p] = v
+    for p in range(P):
+        c = N[p]
+        r = R[p]
+        s = S[p]
+        w = VR[p]
+        Y[p] = 0.5 * c * (s + r * r) / SIG[p]       # the second term of profile_ll's sum
+        up = w > floor
+        GR[p] = c * r / (w if up else floor)
+        h1 = c * (s - r * r) / (w * w)
+        h2 = c / floor
+        H[p] = h1 if up else h2
+        CF[p] = floor
+    log2pi = math.log(2.0 * math.pi)
+    ll = 0.0
+    for p in range(P):
+        t = -0.5 * N[p] * (log2pi + math.log(SIG[p])) - Y[p]
+        T[p] = t
+        ll += t
+    for i in range(K):
+        G[i] = gamma[i]
+    G[K] = 1.0
+    return ll
+
+@_njit
+def _system_from_cache(pi, pj, n, C, B, g, m, rowmajor):
+    """``_newton_system`` (``mm = False``) from the cached per-pair terms, on the upper triangle of ``B``
+    (the sums in the same order, so the same values). ``rowmajor``: the pairs are every pair in row-major
+    order (``_fit_pass`` checks)."""
+    P = n.size
+    complete = P == (m + 1) * m // 2
+    for p in range(P):
+        if n[p] == 0:
+            complete = False
+            break
+    for a in range(m):
+        g[a] = 0.0
+        B[a, a] = 0.0
+    if complete and rowmajor:
+        # each node's sums take its pairs in pair order: first (a, i) for a < i (added while row a is
+        # scanned), then its own row (i, j), j > i, added in registers; every off-diagonal entry belongs to
+        # one pair and is written once (0 - h) instead of zeroed and updated
+        GR = C[_C_GR]
+        H = C[_C_H]
+        dg = np.zeros(m)
+        p = 0
+        for i in range(m + 1):
+            ag = 0.0
+            ad = 0.0
+            if i > 0:
+                ag = g[i - 1]
+                ad = dg[i - 1]
+            row = B[max(i - 1, 0)]
+            for j in range(i + 1, m + 1):
+                gr = GR[p]
+                h = H[p]
+                ag += gr
+                ad += h
+                if i > 0:
+                    row[j - 1] = 0.0 - h
+                g[j - 1] -= gr
+                dg[j - 1] += h
+                p += 1
+            if i > 0:
+                g[i - 1] = ag
+                dg[i - 1] = ad
+        for a in range(m):
+            B[a, a] = dg[a]
+        return
+    for a in range(m):
+        row = B[a]
+        for b in range(a + 1, m):
+            row[b] = 0.0
+    for p in range(P):
+        if n[p] == 0:
+            continue
+        i = pi[p]
+        j = pj[p]
+        gr = C[_C_GR, p]
+        h = C[_C_H, p]
+        if i > 0:
+            g[i - 1] += gr
+            B[i - 1, i - 1] += h
+        if j > 0:
+            g[j - 1] -= gr
+            B[j - 1, j - 1] += h
+        if i > 0 and j > 0:
+            a = i - 1
+            b = j - 1
+            if a > b:
+                a, b = b, a
+            B[a, b] -= h
+
+
+@_njit
+def _chol_pivot(B, j, m, d0):
+    """Finish row ``j`` of the upper-triangular factor: the square root of its diagonal and the division of
+    the rest of the row; False if the diagonal fails ``chol_solve``'s test."""
+    s = B[j, j]
+    if not s > 1e-13 * abs(d0[j]):
+        return False
+    L = math.sqrt(s)
+    B[j, j] = L
+    for i in range(j + np.uint64(1), m):
+        B[j, i] = B[j, i] / L
+    return True
+
+
+@_njit
+def _chol_update(B, j, q, m):
+    """Subtract row ``j``'s term from row ``q`` (entries ``q .. m - 1``)."""
+    w = B[j, q]
+    for i in range(q, m):
+        B[q, i] -= B[j, i] * w
+
+
+@_njit
+def chol_solve_upper(B, b, m, d0):
+    """``chol_solve`` on the upper triangle (``B[q, i] = L[i, q]``, the lower triangle of ``B`` unused),
+    right-looking: every entry receives the same subtractions in the same order q = 0, 1, ... and the same
+    division, so the factor and the solution are those of ``chol_solve`` bit for bit, but the updates run
+    along contiguous rows (vectorised; unsigned indices spare numba's negative-index checks) and four
+    pivot rows at a time. ``d0``: a work array of ``m``. False if ``B`` is not positive definite (at the same
+    column as ``chol_solve``)."""
+    um = np.uint64(m)
+    one = np.uint64(1)
+    for j in range(um):
+        d0[j] = B[j, j]
+    j = np.uint64(0)
+    while j + np.uint64(3) < um:
+        j1 = j + one
+        j2 = j + np.uint64(2)
+        j3 = j + np.uint64(3)
+        if not _chol_pivot(B, j, um, d0):
+            return False
+        _chol_update(B, j, j1, um)
+        _chol_update(B, j, j2, um)
+        _chol_update(B, j, j3, um)
+        if not _chol_pivot(B, j1, um, d0):
+            return False
+        _chol_update(B, j1, j2, um)
+        _chol_update(B, j1, j3, um)
+        if not _chol_pivot(B, j2, um, d0):
+            return False
+        _chol_update(B, j2, j3, um)
+        if not _chol_pivot(B, j3, um, d0):
+            return False
+        for q in range(j + np.uint64(4), um):
+            w0 = B[j, q]
+            w1 = B[j1, q]
+            w2 = B[j2, q]
+            w3 = B[j3, q]
+            for i in range(q, um):
+                B[q, i] = (((B[q, i] - B[j, i] * w0) - B[j1, i] * w1) - B[j2, i] * w2) - B[j3, i] * w3
+        j += np.uint64(4)
+    while j < um:
+        if not _chol_pivot(B, j, um, d0):
+            return False
+        for q in range(j + one, um):
+            _chol_update(B, j, q, um)
+        j += one
+    for q in range(um):
+        bq = b[q] / B[q, q]
+        b[q] = bq
+        for i in range(q + one, um):
+            b[i] -= B[q, i] * bq
+    for k in range(um):
+        i = um - one - k
+        t = b[i]
+        for q in range(i + one, um):
+            t -= B[i, q] * b[q]
+        b[i] = t / B[i, i]
+    return True
+
+@_njit
+def fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0, C, G):
+    """``fit_thurstone`` with the fit cache ``(C, G)`` (``new_fit_cache``) kept by the caller between fits:
+    the same iterations, gamma and sig2 bit for bit as ``fit_thurstone_ref``."""
+    scale2 = data_scale2(n, xbar, m2)
+    floor = var_floor * scale2
+    tol = fit_tol * math.sqrt(scale2)
+    if init:
+        init_eq67(K, pidx, n, xbar, m2, floor, scale2, gamma, sig2, nu0)
+    g0 = gamma[0]
+    for i in range(K):
+        gamma[i] -= g0
+    m = K - 1
+    B = np.empty((m, m))
+    g = np.empty(m)
+    d0 = np.empty(m)
+    trial = np.empty(K)
+    ll = _fit_pass(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0, C, G, True)
+    for it in range(max_iter):
+        _system_from_cache(pi, pj, n, C, B, g, m, G[K + 2] == 1.0)
+        for a in range(m):
+            trial[a] = g[a]          # keep the gradient: the solve overwrites g
+        newton = chol_solve_upper(B, g, m, d0)
+        if not newton:
+            _newton_system(K, pi, pj, n, xbar, m2, floor, scale2, gamma, B, g, True, nu0)
+            chol_solve(B, g, m)
+        slope = 0.0
+        big = 0.0
+        for a in range(m):
+            slope += trial[a] * g[a]
+            if abs(g[a]) > big:
+                big = abs(g[a])
+        eps_ll = 1e-13 * (1.0 + abs(ll))
+        done = (big <= tol or 0.5 * slope <= eps_ll) if newton else big <= 1e-3 * tol
+        t = 1.0
+        accepted = False
+        trial[0] = 0.0
+        for ls in range(40):
+            for a in range(m):
+                trial[a + 1] = gamma[a + 1] + t * g[a]
+            new = _fit_pass(pi, pj, n, xbar, m2, floor, scale2, trial, sig2, nu0, C, G, False)
+            if new >= ll + 1e-4 * t * slope - eps_ll:
+                accepted = True
+                break
+            t *= 0.5
+        if done:
+            if accepted and t == 1.0:
+                for a in range(m):
+                    gamma[a + 1] = trial[a + 1]
+                return it + 1
+            _fit_pass(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0, C, G, False)
+            return it + 1
+        if not accepted:
+            _fit_pass(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0, C, G, False)
+            return it + 1
+        for a in range(m):
+            gamma[a + 1] = trial[a + 1]
+        ll = new
+    _fit_pass(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0, C, G, False)
+    return -max_iter
+
+
+@_njit
+def fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0=0.0):
+    """Maximise the log-likelihood of eq 4 over (gamma, sigma^2); returns the iterations (< 0: cap hit).
+
+    Given gamma, each sigma^2_ij has the closed-form maximiser ``s2b_ij + (xbar_ij - gamma_i +
+    gamma_j)^2`` (eq 5 = 0, ``s2b`` the biased sample variance), so the maximum of eq 4 is the maximum
+    of the profile likelihood in gamma, found by Newton's method with safeguards: the Newton direction
+    when minus the Hessian is positive definite (a Cholesky factorisation succeeds), otherwise the
+    majorise-minimise direction (the weighted least-squares update with weights ``n / sigma2``, always an
+    ascent direction), each with a backtracking (Armijo) line search, so the likelihood never falls.
+    ``gamma_0 = 0`` fixes the gauge, as eq 6 does. Start: eqs 6-7 when ``init`` (Table 1), else the given
+    gamma (warm start). Stops when a Newton step moves no gamma by more than ``fit_tol`` times the data
+    scale (root mean pair sample variance; a majorising step must be 1000 times smaller) or predicts a
+    gain below the rounding of the likelihood, or the line search cannot raise it, or after
+    ``max_iter`` iterations. Variances are floored at ``var_floor`` times the squared data scale so
+    noiseless pairs keep a finite likelihood. ``sig2`` is returned at its maximiser for the final gamma.
+    With a variance prior ``nu0 > 0`` the objective is eq 4 plus the prior's pseudo-samples (module
+    docstring), a penalised likelihood whose variances cannot collapse on pairs whose samples are equal.
+    """
+    C, G = _new_fit_cache(K, n.size)
+    return fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter,
+                                nu0, C, G)
 
 
 @_njit
@@ -669,11 +1085,13 @@ def intransitivity_index(K, pidx, n, xbar, m2, gamma, sig2, per_sample, unbiased
 
 @_njit
 def ml_decide(K, k, pidx, pi, pj, n, nc, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, mu, var,
-              nu0=0.0):
+              nu0, C, G):
     """One ML-POCBAm decision (Table 1): fit, eq 9 posteriors, c, AEPCS argmax. Returns (pair, c, iters).
 
-    The fit uses the samples seen (``n``); the posteriors and eq 13 count pending ones too (``nc``)."""
-    iters = fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0)
+    The fit uses the samples seen (``n``); the posteriors and eq 13 count pending ones too (``nc``). ``(C, G)``:
+    the decisions' fit cache (``new_fit_cache``), which makes the next decision's fit cheaper."""
+    iters = fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0,
+                                 C, G)
     p, c = ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var)
     return p, c, iters
 
@@ -687,12 +1105,13 @@ def ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var):
 
 @_njit
 def hybrid_decide(K, k, pidx, pi, pj, n, nc, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter,
-                  mu, var, pvar, per_sample, unbiased, threshold_ii, nu0=0.0):
+                  mu, var, pvar, per_sample, unbiased, threshold_ii, nu0, C, G):
     """Hybrid decision: fit, II; POCBAm's choice while II > threshold, else ML-POCBAm's.
 
     Returns (pair, II, mode, iters) with mode 1 = ML-POCBAm, 2 = POCBAm. ``n`` and ``nc`` as in
-    ``ml_decide`` (the II describes the samples seen)."""
-    iters = fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0)
+    ``ml_decide`` (the II describes the samples seen), and so is the fit cache ``(C, G)``."""
+    iters = fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0,
+                                 C, G)
     ii = intransitivity_index(K, pidx, n, xbar, m2, gamma, sig2, per_sample, unbiased, var_floor, nu0)
     if ii > threshold_ii:
         p, c = pocbam_decide(K, k, pidx, pi, pj, n, nc, xbar, m2, var_floor, mu, var, pvar, nu0)

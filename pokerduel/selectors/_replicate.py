@@ -79,6 +79,7 @@ def _bayes(method, K, k, n0, pi, pj, pidx, mu, sd, key, table, checkpoints, trut
     mus = np.empty(K)
     var = np.empty(K)
     pvar = np.empty(P)
+    fc, fg = kern._new_fit_cache(K, P)
     skeys = np.empty(P, dtype=np.uint64)
     for p in range(P):
         skeys[p] = _rng.stream_key(key, p)
@@ -103,10 +104,10 @@ def _bayes(method, K, k, n0, pi, pj, pidx, mu, sd, key, table, checkpoints, trut
             elif method == ML:
                 if t < budget:
                     p, cc, it = kern.ml_decide(K, k, pidx, pi, pj, n, n, xbar, m2, gamma, sig2, init, var_floor,
-                                               fit_tol, max_iter, mus, var, nu0)
+                                               fit_tol, max_iter, mus, var, nu0, fc, fg)
                 else:
-                    kern.fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol,
-                                       max_iter, nu0)
+                    kern.fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor,
+                                              fit_tol, max_iter, nu0, fc, fg)
                     kern.model_posterior(K, pidx, n, gamma, sig2, mus, var)
                 fitted = True
                 if cp and want_ii:
@@ -116,13 +117,13 @@ def _bayes(method, K, k, n0, pi, pj, pidx, mu, sd, key, table, checkpoints, trut
                 if t < budget:
                     p, ii_t, mode, it = kern.hybrid_decide(K, k, pidx, pi, pj, n, n, xbar, m2, gamma, sig2, init,
                                                            var_floor, fit_tol, max_iter, mus, var, pvar,
-                                                           per_sample, unbiased, threshold, nu0)
+                                                           per_sample, unbiased, threshold, nu0, fc, fg)
                     decisions += 1
                     ml_decisions += mode == 1
                     now, now_ml = 1, mode == 1
                 else:
-                    kern.fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol,
-                                       max_iter, nu0)
+                    kern.fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor,
+                                              fit_tol, max_iter, nu0, fc, fg)
                     ii_t = kern.intransitivity_index(K, pidx, n, xbar, m2, gamma, sig2, per_sample, unbiased,
                                                      var_floor, nu0)
                     if ii_t > threshold:

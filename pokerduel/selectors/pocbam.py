@@ -200,6 +200,7 @@ class MLPOCBAm(Selector):
         self._dsig2 = np.ones(self.pi.size)      # refits; answers read in between never move it
         self._mu = np.empty(self.candidates)
         self._var = np.empty(self.candidates)
+        self._fit_cache = kern.new_fit_cache(self.K, self.pi.size)  # the decisions' fit terms (their next fit)
         self._fit_at = -1            # number of samples the latest fit used (``seen``)
         self.unconverged_fits = 0
         self.last_c = np.nan
@@ -242,7 +243,8 @@ class MLPOCBAm(Selector):
         if sw is None:
             p, self.last_c, iters = kern.ml_decide(
                 self.K, self.k, self.pidx, self.pi, self.pj, self.n, self._counts, self.xbar, self.m2, self._dgamma,
-                self._dsig2, init, self.var_floor, self.fit_tol, self.max_iter, self._mu, self._var, self.var_prior)
+                self._dsig2, init, self.var_floor, self.fit_tol, self.max_iter, self._mu, self._var, self.var_prior,
+                *self._fit_cache)
         else:
             p, self.last_c, iters = kern.ml_decide_w(
                 self.K, self.k, self.pidx, self.pi, self.pj, sw.degree, sw.wa, sw.wb, self._colw, self._use_col,
@@ -352,7 +354,7 @@ class HybridMLPOCBAm(MLPOCBAm):
             p, ii, mode, iters = kern.hybrid_decide(
                 self.K, self.k, self.pidx, self.pi, self.pj, self.n, self._counts, self.xbar, self.m2, self._dgamma,
                 self._dsig2, init, self.var_floor, self.fit_tol, self.max_iter, self._mu, self._var, self._pvar,
-                per_sample, unbiased, self.threshold, self.var_prior)
+                per_sample, unbiased, self.threshold, self.var_prior, *self._fit_cache)
         else:
             p, ii, mode, iters = kern.hybrid_decide_w(
                 self.K, self.k, self.pidx, self.pi, self.pj, sw.degree, sw.wa, sw.wb, self._colw, self._use_col,

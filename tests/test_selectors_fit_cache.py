@@ -1,0 +1,95 @@
+"""The Thurstone fit's fast path (fit cache, fused passes, upper-triangle Cholesky) equals the plain method
+bit for bit, so ML-POCBAm's decisions are those of a straightforward reference."""
+
+import numpy as np
+import pytest
+
+from pokerduel.selectors import _kernels as kern
+from pokerduel.selectors import make_selector, thurstone
+from pokerduel.selectors.problems import pair_arrays, pair_index_matrix
+
+from .test_selectors_kernels_chol import reference_solve
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 4, 5, 7, 8, 9, 13, 31, 99])
+def test_upper_cholesky_equals_textbook_bit_for_bit(m):
+    rng = np.random.default_rng(m)
+    B = rng.normal(size=(m, m))
+    A = B @ B.T + m * np.eye(m)
+    b = rng.normal(size=m)
+    work = np.triu(A) + np.tril(np.full((m, m), np.nan), -1)    # the lower triangle is never read
+    x = b.copy()
+    assert kern.chol_solve_upper(work, x, m, np.empty(m))
+    assert np.array_equal(x, reference_solve(A, b))
+
+
+@pytest.mark.parametrize("m", [2, 5, 9])
+def test_upper_cholesky_refuses_where_the_plain_one_does(m):
+    rng = np.random.default_rng(m)
+    B = rng.normal(size=(m, m))
+    for bad in range(m):
+        A = B @ B.T + m * np.eye(m)
+        A[bad, bad] = 0.5 * A[bad, bad] - 2.0 * m
+        assert kern.chol_solve(A.copy(), np.ones(m), m) == kern.chol_solve_upper(A.copy(), np.ones(m), m,
+                                                                               np.empty(m))
+
+
+def _run_fits(K, n0, nu0, sd, steps, seed):
+    """Fit after every sample of a run, warm-started, with the cached fast path and with the plain method."""
+    rng = np.random.default_rng(seed)
+    pi, pj = pair_arrays(K)
+    pidx = pair_index_matrix(K)
+    P = pi.size
+    gam = rng.uniform(size=K)
+    n, xbar, m2 = np.zeros(P, np.int64), np.zeros(P), np.zeros(P)
+    for _ in range(n0):
+        for p in range(P):
+            kern.record(n, xbar, m2, p, gam[pi[p]] - gam[pj[p]] + sd[p] * rng.normal())
+    C, G = kern.new_fit_cache(K, P)
+    g1, s1, g2, s2 = np.zeros(K), np.ones(P), np.zeros(K), np.ones(P)
+    for t in range(steps):
+        init = t == 0
+        i1 = kern.fit_thurstone_ref(K, pidx, pi, pj, n, xbar, m2, g1, s1, init, 1e-12, 1e-8, 200, nu0)
+        i2 = kern.fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, g2, s2, init, 1e-12, 1e-8, 200, nu0, C, G)
+        assert i1 == i2 and np.array_equal(g1, g2) and np.array_equal(s1, s2), t
+        p = int(rng.integers(P)) if t % 3 else int(np.argmin(n))
+        kern.record(n, xbar, m2, p, gam[pi[p]] - gam[pj[p]] + sd[p] * rng.normal())
+
+
+@pytest.mark.parametrize("K,n0,nu0", [(9, 3, 0.0), (7, 1, 0.0), (8, 2, 2.0), (6, 1, 1.5)])
+def test_cached_fit_equals_plain_fit_along_a_run(K, n0, nu0):
+    sd = np.random.default_rng(K).uniform(0.2, 1.0, K * (K - 1) // 2)
+    _run_fits(K, n0, nu0, sd, 60, K)
+
+
+@pytest.mark.parametrize("every", [3, 1])
+def test_cached_fit_equals_plain_fit_with_noiseless_pairs(every):
+    """Pairs whose samples are all equal have no variance of their own; with every pair noiseless the
+    residuals are rounding errors and the variances sit on the floor, which moves with every sample."""
+    K = 7
+    sd = np.random.default_rng(3).uniform(0.2, 1.0, K * (K - 1) // 2)
+    sd[::every] = 0.0
+    _run_fits(K, 3, 0.0, sd, 60, 5)
+
+
+def test_ml_pocbam_decisions_equal_a_plain_reference():
+    """The selector's pairs equal those of a loop over the plain fit, eq 9 and the full AEPCS scan."""
+    K, k, budget = 8, 3, 3 * 28 + 150
+    oracle = thurstone(K, np.random.default_rng(11), np.random.default_rng(12))
+    sel = make_selector("ml-pocbam", oracle, k, budget, rng=np.random.default_rng(0))
+    sel.run()
+    tr = sel.trace
+    pi, pj = pair_arrays(K)
+    pidx = pair_index_matrix(K)
+    P = pi.size
+    n, xbar, m2 = np.zeros(P, np.int64), np.zeros(P), np.zeros(P)
+    gamma, sig2, mu, var = np.zeros(K), np.ones(P), np.empty(K), np.empty(K)
+    for t in range(budget):
+        p = int(pidx[tr.i[t], tr.j[t]])
+        if t >= 3 * P:
+            kern.fit_thurstone_ref(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, t == 3 * P, 1e-12, 1e-8, 200, 0.0)
+            kern.model_posterior(K, pidx, n, gamma, sig2, mu, var)
+            assert kern.choose_pair_scan(mu, var, sig2, n, pi, pj, k)[0] == p, t
+        else:
+            assert p == t % P
+        kern.record(n, xbar, m2, p, tr.x[t])
