@@ -296,19 +296,33 @@ class Selector:
 
         The numba kernels of the engine and of the selectors release the GIL, so a poker oracle's deals
         and the method's decisions use two cores. After an oracle error the selector cannot go on."""
-        asks, results = queue.SimpleQueue(), queue.SimpleQueue()
+        asks, wake = queue.SimpleQueue(), queue.SimpleQueue()
+        done: list = []          # the samples in decision order (an exception ends it)
         sample = self.oracle.sample
+        # The oracle thread wakes the deciding thread once per ``every`` samples (or when it runs out of
+        # asks), not once per sample: on a shared machine each wake-up costs the deal thread tens of
+        # microseconds (futex, preemption), and it still has ``lag - every`` asks queued meanwhile.
+        every = max(1, (self.lag + 1) // 2)
 
         def play():
             while (pair := asks.get()) is not None:
                 try:
-                    results.put(float(sample(*pair)))
+                    done.append(float(sample(*pair)))
                 except BaseException as err:  # noqa: BLE001 - handed to the deciding thread
-                    results.put(err)
+                    done.append(err)
+                    wake.put(None)
                     return
+                if len(done) % every == 0 or asks.empty():
+                    wake.put(None)
+
+        taken = 0
 
         def next_result() -> float:
-            x = results.get()
+            nonlocal taken
+            while len(done) <= taken:
+                wake.get()
+            x = done[taken]
+            taken += 1
             if isinstance(x, BaseException):
                 raise x
             return x
@@ -317,16 +331,31 @@ class Selector:
         worker.start()
         try:
             pi, pj = self.pi.tolist(), self.pj.tolist()
-            while self.used < self.budget:
+            tp, tx, pending, budget = self._tp, self._tx, self._pending, self.budget
+            # ``_see_pending`` inlined where seeing a sample is recording it (no ``_after_sample`` hook)
+            inline = type(self)._after_sample is Selector._after_sample
+            n, xbar, m2, record = self.n, self.xbar, self.m2, kern.record
+            while self.used < budget:
                 t = self.used
                 p = self._decide_lagged()
                 asks.put((pi[p], pj[p]))
-                self._tp[t] = p
-                self._tx[t] = np.nan
+                tp[t] = p
+                tx[t] = np.nan
                 self.used = t + 1
-                self._pending.append((t, p, None))
+                pending.append((t, p, None))
                 self._counts[p] += 1
-                self._see_pending(next_result)
+                if not inline:
+                    self._see_pending(next_result)
+                    continue
+                keep = self.lag if t + 1 < budget else 0
+                while len(pending) > keep:
+                    s, q, x = pending.popleft()
+                    if x is None:
+                        x = next_result()
+                        if not math.isfinite(x):
+                            self._bad_sample(pi[q], pj[q], x)
+                        tx[s] = x
+                    record(n, xbar, m2, q, x)
         finally:
             asks.put(None)
             worker.join()

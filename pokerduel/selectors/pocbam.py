@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _fused
 from . import _kernels as kern
 from .base import Selector
 from .problems import _check_choice
@@ -71,8 +72,8 @@ def _pocbam_choice(sel, counts) -> tuple[int, float]:
     if sw is None:
         return kern.pocbam_decide(sel.K, sel.k, sel.pidx, sel.pi, sel.pj, sel.n, counts, sel.xbar, sel.m2,
                                   sel.var_floor, sel._mu, sel._var, sel._pvar, sel.var_prior)
-    return kern.pocbam_decide_w(sel.k, sel.pi, sel.pj, sw.wa, sw.wb, sel.n, counts, sel.xbar, sel.m2, sel.var_floor,
-                                sel._mu, sel._var, sel._pvar, sel.var_prior)
+    return _fused.pocbam_decide_fused_w(sel.k, sel.pi, sel.pj, sw.wa, sw.wb, sel.n, counts, sel.xbar, sel.m2,
+                                        sel.var_floor, sel._mu, sel._var, sel._pvar, sel.var_prior, *sel._fcache)
 
 
 class Uniform(Selector):
@@ -115,6 +116,7 @@ class POCBAm(Selector):
         self._mu = np.empty(self.candidates)
         self._var = np.empty(self.candidates)
         self._pvar = np.empty(self.pi.size)
+        self._fcache = _fused.new_cache(self.pi.size)   # the one-pass weighted decision's per-pair cache
         self.last_c = np.nan
 
     def _decide(self) -> int:
@@ -335,6 +337,7 @@ class HybridMLPOCBAm(MLPOCBAm):
         self.ii_scale = _check_choice(ii_scale, II_SCALES, "ii_scale")
         self.ii_variance = _check_choice(ii_variance, II_VARIANCES, "ii_variance")
         self._pvar = np.empty(self.pi.size)
+        self._fcache = _fused.new_cache(self.pi.size)   # the one-pass weighted decision's per-pair cache
         self.ii_trace = np.full(self.budget, np.nan)
         self.mode_trace = np.zeros(self.budget, dtype=np.int8)
         self.final_ii = np.nan
