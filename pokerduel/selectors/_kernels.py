@@ -660,21 +660,29 @@ def _fit_pass(pi, pj, n, xbar, m2, floor, pool, gamma, sig2, nu0, C, G, start):
                     q += 1
     elif nu0 == 0.0 and G[K + 1] == 1.0:
         return _fit_pass_fast(pi, pj, floor, gamma, sig2, C, G)
+    ok = np.zeros(P if same_gamma else 0, dtype=np.bool_)
+    if same_gamma:                # which pairs keep their cached terms: a branch-free (vectorised) pass
+        N = C[_C_N]
+        XB = C[_C_XB]
+        M2 = C[_C_M2]
+        VR = C[_C_VR]
+        CF = C[_C_CF]
+        for p in range(P):
+            c = n[p]
+            vr = VR[p]
+            ok[p] = (N[p] == c) & (XB[p] == xbar[p]) & (M2[p] == m2[p]) & (c >= 2) & (vr > CF[p]) & (vr > floor)
     ll = 0.0
     log2pi = math.log(2.0 * math.pi)
     for p in range(P):
+        if same_gamma and ok[p]:
+            sig2[p] = C[_C_SIG, p]
+            ll += C[_C_T, p]
+            continue
         c = n[p]
         if start:
             if c < 2:
                 G[K + 1] = 0.0
-            if C[_C_N, p] == c and C[_C_XB, p] == xbar[p] and C[_C_M2, p] == m2[p]:
-                if same_gamma and c >= 2:
-                    vr = C[_C_VR, p]
-                    if vr > C[_C_CF, p] and vr > floor:
-                        sig2[p] = C[_C_SIG, p]
-                        ll += C[_C_T, p]
-                        continue
-            else:
+            if not (C[_C_N, p] == c and C[_C_XB, p] == xbar[p] and C[_C_M2, p] == m2[p]):
                 C[_C_N, p] = c
                 C[_C_XB, p] = xbar[p]
                 C[_C_M2, p] = m2[p]
@@ -732,6 +740,21 @@ def _fit_pass(pi, pj, n, xbar, m2, floor, pool, gamma, sig2, nu0, C, G, start):
 
 
 @_njit
+def _pass_row(p0, L, j0, gi, gamma, XB, S, R, VR, SIG, floor):
+    """The residuals and variances of row ``i`` (pairs ``p0 .. p0 + L - 1``, ``j = j0 ..``) for
+    ``_fit_pass_fast``; unsigned indices spare numba's negative-index checks, so the loop is vectorised."""
+    up0 = np.uint64(p0)
+    uj0 = np.uint64(j0)
+    for t in range(np.uint64(L)):
+        p = up0 + t
+        r = XB[p] - (gi - gamma[uj0 + t])
+        R[p] = r
+        w = S[p] + r * r
+        VR[p] = w
+        SIG[p] = w if not w < floor else floor
+
+
+@_njit
 def _fit_pass_fast(pi, pj, floor, gamma, sig2, C, G):
     """``_fit_pass`` (not a start) where every pair has two samples and there is no variance prior: the
     same expressions, split into loops whose divisions run on vectors; the likelihood summed in pair order
@@ -749,20 +772,26 @@ def _fit_pass_fast(pi, pj, floor, gamma, sig2, C, G):
     GR = C[_C_GR]
     H = C[_C_H]
     CF = C[_C_CF]
-    for p in range(P):
-        r = XB[p] - (gamma[pi[p]] - gamma[pj[p]])
-        R[p] = r
-        w = S[p] + r * r
-        VR[p] = w
-        v = w if not w < floor else floor
-        SIG[p] = v
-        sig2[p] = v
+    if G[K + 2] == 1.0:           # every pair in row-major order: rows of contiguous gamma_j, on vectors
+        p0 = 0
+        for i in range(K):
+            _pass_row(p0, K - 1 - i, i + 1, gamma[i], gamma, XB, S, R, VR, SIG, floor)
+            p0 += K - 1 - i
+    else:
+        for p in range(P):
+            r = XB[p] - (gamma[pi[p]] - gamma[pj[p]])
+            R[p] = r
+            w = S[p] + r * r
+            VR[p] = w
+            SIG[p] = w if not w < floor else floor
     for p in range(P):
         c = N[p]
         r = R[p]
         s = S[p]
         w = VR[p]
-        Y[p] = 0.5 * c * (s + r * r) / SIG[p]       # the second term of profile_ll's sum
+        v = SIG[p]
+        sig2[p] = v
+        Y[p] = 0.5 * c * (s + r * r) / v       # the second term of profile_ll's sum
         up = w > floor
         GR[p] = c * r / (w if up else floor)
         h1 = c * (s - r * r) / (w * w)
@@ -781,20 +810,32 @@ def _fit_pass_fast(pi, pj, floor, gamma, sig2, C, G):
     return ll
 
 @_njit
-def _system_from_cache(pi, pj, n, C, B, g, m, rowmajor):
+def _system_row(p0, L, i, GR, H, B, g, dg):
+    """Row ``i``'s pairs ``(i, j)``, ``j = i + 1 ..``, for the other ends ``j``: ``g_j -= gr``, ``dg_j += h``
+    and the off-diagonal entry ``0 - h`` (vectorised; unsigned indices)."""
+    up0 = np.uint64(p0)
+    ui = np.uint64(i)
+    for t in range(np.uint64(L)):
+        p = up0 + t
+        j1 = ui + t                   # j - 1
+        g[j1] -= GR[p]
+        dg[j1] += H[p]
+    if i > 0:
+        row = B[i - 1]
+        for t in range(np.uint64(L)):
+            row[ui + t] = 0.0 - H[up0 + t]
+
+
+@_njit
+def _system_from_cache(pi, pj, n, C, B, g, m, rows):
     """``_newton_system`` (``mm = False``) from the cached per-pair terms, on the upper triangle of ``B``
-    (the sums in the same order, so the same values). ``rowmajor``: the pairs are every pair in row-major
-    order (``_fit_pass`` checks)."""
+    (the sums in the same order, so the same values). ``rows``: the pairs are every pair in row-major
+    order and all have samples (``_fit_pass`` checks)."""
     P = n.size
-    complete = P == (m + 1) * m // 2
-    for p in range(P):
-        if n[p] == 0:
-            complete = False
-            break
     for a in range(m):
         g[a] = 0.0
         B[a, a] = 0.0
-    if complete and rowmajor:
+    if rows:
         # each node's sums take its pairs in pair order: first (a, i) for a < i (added while row a is
         # scanned), then its own row (i, j), j > i, added in registers; every off-diagonal entry belongs to
         # one pair and is written once (0 - h) instead of zeroed and updated
@@ -808,17 +849,11 @@ def _system_from_cache(pi, pj, n, C, B, g, m, rowmajor):
             if i > 0:
                 ag = g[i - 1]
                 ad = dg[i - 1]
-            row = B[max(i - 1, 0)]
-            for j in range(i + 1, m + 1):
-                gr = GR[p]
-                h = H[p]
-                ag += gr
-                ad += h
-                if i > 0:
-                    row[j - 1] = 0.0 - h
-                g[j - 1] -= gr
-                dg[j - 1] += h
-                p += 1
+            _system_row(p, m - i, i, GR, H, B, g, dg)
+            for q in range(p, p + m - i):
+                ag += GR[q]
+                ad += H[q]
+            p += m - i
             if i > 0:
                 g[i - 1] = ag
                 dg[i - 1] = ad
@@ -949,7 +984,7 @@ def fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_fl
     trial = np.empty(K)
     ll = _fit_pass(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0, C, G, True)
     for it in range(max_iter):
-        _system_from_cache(pi, pj, n, C, B, g, m, G[K + 2] == 1.0)
+        _system_from_cache(pi, pj, n, C, B, g, m, G[K + 1] == 1.0 and G[K + 2] == 1.0)
         for a in range(m):
             trial[a] = g[a]          # keep the gradient: the solve overwrites g
         newton = chol_solve_upper(B, g, m, d0)
