@@ -206,6 +206,9 @@ def test_lagged_selection_plays_the_engine_in_a_thread_and_equals_stepping(name)
     assert res["samples_used"] == 60 and res["decisions"] == 60 - cfg.n0 * 15
     plain = select(tiny(selector=name, budget=60, lag=0, refit_every=1), pop, 2)
     assert np.array_equal(plain["trace_x"][:cfg.n0 * 15], res["trace_x"][:cfg.n0 * 15])
+    inline = select(cfg, pop, 2, lag_thread=False)      # the deals between the decisions, in one thread
+    for key in ("survivors", "scores", "trace_i", "trace_j", "trace_x", "ii_trace", "mode_trace"):
+        assert np.array_equal(inline[key], res[key], equal_nan=True)
 
 
 def test_select_on_a_given_oracle_leaves_it_to_the_caller():

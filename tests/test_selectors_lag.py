@@ -93,6 +93,18 @@ def test_decision_t_sees_the_samples_before_t_minus_lag_and_counts_the_pending(n
         assert p == p_trace[t]
 
 
+@pytest.mark.parametrize("name", LAGGED)
+def test_run_without_the_thread_equals_the_threaded_run(name):
+    """``run(thread=False)`` samples between decisions in one thread: the same samples and state."""
+    runs = []
+    for thread in (True, False):
+        s = make_selector(name, _oracle(9), 3, 36 * 2 + 70, n0=2, lag=4, rng=np.random.default_rng(2))
+        s.run(thread=thread)
+        runs.append(_state(s))
+    for a, b in zip(*runs):
+        assert np.array_equal(a, b, equal_nan=True)
+
+
 def test_uniform_allocation_does_not_depend_on_the_lag():
     traces = [make_selector("uniform", _oracle(6), 2, 70, n0=1, lag=lag, rng=np.random.default_rng(0))
               for lag in (0, 5)]

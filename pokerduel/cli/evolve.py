@@ -100,6 +100,9 @@ def _parse_floats(text, hint):
               help="Samples still pending at a selector decision: deals play in a second thread while the "
                    "selector decides (uniform, pocbam, ml-pocbam, hybrid)  [default: 8 for pocbam, ml-pocbam and "
                    "hybrid, 0 otherwise; 0 is the paper's method].")
+@click.option("--lag-thread/--lag-inline", default=True, show_default=True,
+              help="With a lag: play the deals in a second thread while the selector decides, or between its "
+                   "decisions in one thread (the same run file; faster where no core is free).")
 @click.option("--refit-every", type=click.IntRange(min=1), default=None,
               help="ML-POCBAm and hybrid decisions per refit of the Thurstone model  [default: 8 for them; "
                    "1 is the paper's method].")
@@ -144,10 +147,10 @@ def _parse_floats(text, hint):
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 @click.pass_context
 def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_weights, pool_weights, deals,
-           population, generations, keep, selector, budget, n0, repeat, lag, refit_every, selector_options, seed,
-           hidden, prt_capacity, calling_range, reset, common_decks, rate_start, rate_end, sigma_start, sigma_end, init,
-           init_range, hs_samples, panel_bots, panel_deals, panel_heldout, out, resume, overwrite, backend, workers,
-           scheduler, as_json):
+           population, generations, keep, selector, budget, n0, repeat, lag, lag_thread, refit_every, selector_options,
+           seed, hidden, prt_capacity, calling_range, reset, common_decks, rate_start, rate_end, sigma_start, sigma_end,
+           init, init_range, hs_samples, panel_bots, panel_deals, panel_heldout, out, resume, overwrite, backend,
+           workers, scheduler, as_json):
     """Evolve ASHE players: each generation a top-k selector picks the survivors, TSER makes the rest.
 
     Every generation is checkpointed atomically to OUT; after an interruption, the same command with
@@ -189,7 +192,7 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
     try:
         with runner:
             report = ev.run_evolution(cfg, out, runner, resume=resume, overwrite=overwrite,
-                                      progress=None if as_json else _Progress())
+                                      progress=None if as_json else _Progress(), lag_thread=lag_thread)
     except ev.ConfigMismatch as err:
         raise click.UsageError(str(err)) from None
     except ev.CorruptFile as err:

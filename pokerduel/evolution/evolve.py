@@ -618,12 +618,13 @@ def generation_oracle(cfg: EvolveConfig, genomes: np.ndarray, generation: int, m
 
 
 def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=None, oracle=None,
-           fixed=(), hall=None) -> dict:
+           fixed=(), hall=None, lag_thread: bool = True) -> dict:
     """Run the selector on ``genomes`` (and the ``fixed`` opponents, the training opponents then the hall of
     fame's members ``hall``) for ``generation``; the survivors, champion, trace and timings.
 
     ``oracle``: the ``generation_oracle`` of ``genomes`` and ``fixed``, if already made; the caller then
-    releases it. Otherwise ``select`` makes one from ``memory_pool`` and releases it."""
+    releases it. Otherwise ``select`` makes one from ``memory_pool`` and releases it. ``lag_thread``: with a
+    lag, play the deals in a second thread (``Selector.run``'s ``thread``; the results do not depend on it)."""
     hall = np.full(cfg.hall_of_fame, -1, np.int64) if hall is None else np.asarray(hall, np.int64)
     own = oracle is None
     if own:
@@ -634,7 +635,7 @@ def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=
     t0 = time.perf_counter()
     sel = cls(oracle, cfg.keep, cfg.budget, n0=cfg.n0, rng=rng, **cfg.run_options,
               **cfg.weight_options(int(np.sum(hall >= 0))), **cfg.selector_options)
-    top = np.asarray(sel.run(), dtype=np.int64)
+    top = np.asarray(sel.run(thread=lag_thread) if sel.lag else sel.run(), dtype=np.int64)
     scores = np.asarray(sel.scores(), dtype=np.float64)
     wall = time.perf_counter() - t0
     counts = np.zeros((K, 3), np.int64)      # each candidate's decisions in its matches of the generation
@@ -978,7 +979,8 @@ def _append_row(records: dict, row: dict, buffers: dict) -> None:
 
 
 def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False, overwrite: bool = False,
-                  progress: Callable[[dict], None] | None = None, stop_after: int | None = None) -> RunReport:
+                  progress: Callable[[dict], None] | None = None, stop_after: int | None = None,
+                  lag_thread: bool = True) -> RunReport:
     """Evolve ``cfg`` into the run file ``out`` (checkpointed after every generation).
 
     An existing ``out`` is continued when ``resume`` and its config equals ``cfg``; it is replaced only
@@ -988,7 +990,9 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
     a writer thread, in order, while the next generation is selected (a kill loses at most the
     generations not yet written, two or three; the results never depend on it). ``progress(info)`` is
     called after each generation.
-    ``stop_after`` stops after that many generations of this call (tests, time-boxed sessions)."""
+    ``stop_after`` stops after that many generations of this call (tests, time-boxed sessions).
+    ``lag_thread``: with a lag, deals play in a second thread while the selector decides (default) or
+    between its decisions in this thread (``select``); the run file is the same either way."""
     from ..infra.parallel import SerialBackend
 
     if not isinstance(cfg, EvolveConfig):
@@ -1077,7 +1081,7 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
                     hall = hall_members(cfg, champions, champion_train)
                     fixed = fixed_players(cfg, opponents, hall, champions)
                     oracle = generation_oracle(cfg, current, g, memories, fixed)
-                res = select(cfg, current, g, oracle=oracle, hall=hall)
+                res = select(cfg, current, g, oracle=oracle, hall=hall, lag_thread=lag_thread)
             champion = current[res["survivors"][0]].copy()
             champions.append(champion)
             champion_train.append(training_score(cfg, res, int(res["survivors"][0])))

@@ -278,14 +278,16 @@ class Selector:
         self._tx[t0:t1] = xs
         self.used = t1
 
-    def run(self) -> np.ndarray:
+    def run(self, thread: bool = True) -> np.ndarray:
         """Spend the rest of the budget; return ``top_k()``.
 
         With ``lag > 0`` the oracle samples in a background thread, in decision order, while the method
         makes its next decisions (the same samples and state as stepping; the oracle is used by that
-        thread alone until ``run`` returns)."""
+        thread alone until ``run`` returns). ``thread=False`` samples in this thread between decisions
+        instead, as ``step()`` does (the same samples and state): on a machine with no free core the two
+        threads' hand-offs cost more than the overlap saves."""
         self._warmup_batch()
-        if self.lag and self.used < self.budget:
+        if self.lag and self.used < self.budget and thread:
             self._run_lagged()
         while self.used < self.budget:
             self.step()
