@@ -56,25 +56,26 @@ def _run_fits(K, n0, nu0, sd, steps, seed):
         kern.record(n, xbar, m2, p, gam[pi[p]] - gam[pj[p]] + sd[p] * rng.normal())
 
 
-@pytest.mark.parametrize("K,n0,nu0", [(9, 3, 0.0), (7, 1, 0.0), (8, 2, 2.0), (6, 1, 1.5)])
+@pytest.mark.parametrize("K,n0,nu0", [(19, 3, 0.0), (17, 1, 0.0), (18, 2, 2.0), (16, 1, 1.5)])
 def test_cached_fit_equals_plain_fit_along_a_run(K, n0, nu0):
+    assert K >= kern._FAST_FIT_K          # the fast path, not the plain one it falls back to below
     sd = np.random.default_rng(K).uniform(0.2, 1.0, K * (K - 1) // 2)
-    _run_fits(K, n0, nu0, sd, 60, K)
+    _run_fits(K, n0, nu0, sd, 40, K)
 
 
 @pytest.mark.parametrize("every", [3, 1])
 def test_cached_fit_equals_plain_fit_with_noiseless_pairs(every):
     """Pairs whose samples are all equal have no variance of their own; with every pair noiseless the
     residuals are rounding errors and the variances sit on the floor, which moves with every sample."""
-    K = 7
+    K = 16
     sd = np.random.default_rng(3).uniform(0.2, 1.0, K * (K - 1) // 2)
     sd[::every] = 0.0
-    _run_fits(K, 3, 0.0, sd, 60, 5)
+    _run_fits(K, 3, 0.0, sd, 40, 5)
 
 
 def test_ml_pocbam_decisions_equal_a_plain_reference():
     """The selector's pairs equal those of a loop over the plain fit, eq 9 and the full AEPCS scan."""
-    K, k, budget = 8, 3, 3 * 28 + 150
+    K, k, budget = 16, 6, 3 * 120 + 120
     oracle = thurstone(K, np.random.default_rng(11), np.random.default_rng(12))
     sel = make_selector("ml-pocbam", oracle, k, budget, rng=np.random.default_rng(0))
     sel.run()
