@@ -40,15 +40,15 @@ def test_lstm_step_matches_numpy_reference(hidden, block):
     for _ in range(5):
         x, h, c = rng.uniform(0, 1, n_in), rng.normal(0, 1, hidden), rng.normal(0, 1, hidden)
         y_ref, c_ref, out_ref = lstm_reference(views, x, h, c)
-        pre, h_out, c_out = np.zeros(4 * hidden), np.zeros(hidden), np.zeros(hidden)
-        out = ashe.lstm_step(player.params, off, n_in, hidden, x, h, c, pre, h_out, c_out)
+        pre, h_out, c_out, work = np.zeros(4 * hidden), np.zeros(hidden), np.zeros(hidden), np.zeros(7 * hidden)
+        out = ashe.lstm_step(player.params, off, n_in, hidden, x, h, c, pre, h_out, c_out, work)
         assert out == pytest.approx(out_ref, rel=1e-12)
         np.testing.assert_allclose(h_out, y_ref, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(c_out, c_ref, rtol=1e-12, atol=1e-15)
         # The decision path splits the inputs into a shared part and a per-candidate part.
         n_dec = int(rng.integers(0, n_in + 1))
         ashe.lstm_pre(player.params, off, n_in, n_dec, hidden, x, h, pre)
-        out2 = ashe.lstm_finish(player.params, off, n_in, n_dec, hidden, x, c, pre, h_out, c_out)
+        out2 = ashe.lstm_finish(player.params, off, n_in, n_dec, hidden, x, c, pre, h_out, c_out, work)
         assert out2 == pytest.approx(out_ref, rel=1e-12)
 
 

@@ -24,8 +24,6 @@ header.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..engine.rules import (
@@ -44,6 +42,7 @@ from ..engine.rules import (
     pot,
     to_call,
 )
+from ..infra.exp import exp, exp_into
 from ..infra.jit import kernel
 
 # ---- action alphabet -------------------------------------------------------------------------------
@@ -95,7 +94,8 @@ I_NODES = I_AGG + 4 * 4 * N_CODES
 # Node record: child[9], visits, opp_acts, opp_fold, opp_call, opp_raise, sd_n (16 words with padding).
 N_VISITS, N_OPP_ACTS, N_OPP_FOLD, N_OPP_CALL, N_OPP_RAISE, N_SD_N = range(N_CODES, N_CODES + 6)
 NODE_WORDS = 16
-# fmem: street aggregates (sd_opp_hs, sd_win) | LSTM state | candidate states | pre-activations | inputs | nodes
+# fmem: street aggregates (sd_opp_hs, sd_win) | trace | LSTM state | candidate states | pre-activations | inputs
+#       | LSTM scratch | nodes
 F_AGG = 0
 F_TRACE = F_AGG + 2 * 4 * N_CODES  # last decision: (f_hat, w_hat, utility) per candidate, NaN if absent
 F_LSTM = F_TRACE + 3 * N_CANDIDATES
@@ -108,7 +108,7 @@ def memory_sizes(hidden: int, capacity: int) -> tuple[int, int]:
 
 
 def _f_nodes(hidden):
-    return F_LSTM + 4 * hidden + N_CANDIDATES * 4 * hidden + 8 * hidden + 2 * 32
+    return F_LSTM + 4 * hidden + N_CANDIDATES * 4 * hidden + 8 * hidden + 2 * 32 + 7 * hidden
 
 
 # ---- action codes ----------------------------------------------------------------------------------
@@ -153,46 +153,68 @@ def candidate_raises(st, pos, lo, hi, out):
 # ---- LSTM ------------------------------------------------------------------------------------------
 @kernel
 def _sigmoid(v):
-    return 1.0 / (1.0 + math.exp(-v))
+    return 1.0 / (1.0 + exp(-v))
 
 
 @kernel
 def _tanh(v):
     """tanh through one ``exp`` (three times faster than libm's tanh here; absolute error ~1e-16)."""
-    return 1.0 - 2.0 / (math.exp(2.0 * v) + 1.0)
+    return 1.0 - 2.0 / (exp(2.0 * v) + 1.0)
 
 
 @kernel
 def lstm_pre(params, off, n_in, n_dec, hidden, x, h, pre):
-    """Gate pre-activations that do not depend on the candidate: ``b + R h + W[:, :n_dec] x[:n_dec]``."""
+    """Gate pre-activations that do not depend on the candidate: ``b + R h + W[:, :n_dec] x[:n_dec]``.
+
+    The four gates of a cell are summed side by side (independent chains, each in the same order).
+    """
     w = off
     r = w + 4 * hidden * n_in
     b = r + 4 * hidden * hidden + 3 * hidden
-    for g in range(4):
-        for u in range(hidden):
-            row = g * hidden + u
-            acc = params[b + row]
-            base = r + row * hidden
-            for m in range(hidden):
-                acc += params[base + m] * h[m]
-            base = w + row * n_in
-            for k in range(n_dec):
-                acc += params[base + k] * x[k]
-            pre[row] = acc
+    for u in range(hidden):
+        row1 = hidden + u
+        row2 = 2 * hidden + u
+        row3 = 3 * hidden + u
+        acc0 = params[b + u]
+        acc1 = params[b + row1]
+        acc2 = params[b + row2]
+        acc3 = params[b + row3]
+        for m in range(hidden):
+            hm = h[m]
+            acc0 += params[r + u * hidden + m] * hm
+            acc1 += params[r + row1 * hidden + m] * hm
+            acc2 += params[r + row2 * hidden + m] * hm
+            acc3 += params[r + row3 * hidden + m] * hm
+        for k in range(n_dec):
+            xk = x[k]
+            acc0 += params[w + u * n_in + k] * xk
+            acc1 += params[w + row1 * n_in + k] * xk
+            acc2 += params[w + row2 * n_in + k] * xk
+            acc3 += params[w + row3 * n_in + k] * xk
+        pre[u] = acc0
+        pre[row1] = acc1
+        pre[row2] = acc2
+        pre[row3] = acc3
 
 
 @kernel
-def lstm_finish(params, off, n_in, n_dec, hidden, x, c, pre, h_out, c_out):
-    """Add the candidate inputs ``x[n_dec:]`` and complete one peephole-LSTM step; return sigmoid(w.y + b)."""
+def lstm_finish(params, off, n_in, n_dec, hidden, x, c, pre, h_out, c_out, work):
+    """Add the candidate inputs ``x[n_dec:]`` and complete one peephole-LSTM step; return sigmoid(w.y + b).
+
+    Each stage runs over all cells before the next (``work``: ``7 * hidden`` scratch), so that the
+    exponentials of a stage are independent: same operations as cell by cell, same results.
+    """
     w = off
     p = w + 4 * hidden * n_in + 4 * hidden * hidden
     wo = p + 3 * hidden + 4 * hidden
-    out = params[wo + hidden]
+    arg = work[:3 * hidden]
+    a3 = work[3 * hidden:4 * hidden]
+    e = work[4 * hidden:7 * hidden]
     for u in range(hidden):
         a0 = pre[u]
         a1 = pre[hidden + u]
         a2 = pre[2 * hidden + u]
-        a3 = pre[3 * hidden + u]
+        a = pre[3 * hidden + u]
         b0 = w + u * n_in
         b1 = w + (hidden + u) * n_in
         b2 = w + (2 * hidden + u) * n_in
@@ -202,24 +224,34 @@ def lstm_finish(params, off, n_in, n_dec, hidden, x, c, pre, h_out, c_out):
             a0 += params[b0 + k] * xk
             a1 += params[b1 + k] * xk
             a2 += params[b2 + k] * xk
-            a3 += params[b3 + k] * xk
-        z = _tanh(a0)
-        i = _sigmoid(a1 + params[p + u] * c[u])
-        f = _sigmoid(a2 + params[p + hidden + u] * c[u])
+            a += params[b3 + k] * xk
+        arg[u] = 2.0 * a0  # z = tanh(a0)
+        arg[hidden + u] = -(a1 + params[p + u] * c[u])  # i = sigmoid(...)
+        arg[2 * hidden + u] = -(a2 + params[p + hidden + u] * c[u])  # f
+        a3[u] = a
+    exp_into(arg, e)
+    for u in range(hidden):
+        z = 1.0 - 2.0 / (e[u] + 1.0)
+        i = 1.0 / (1.0 + e[hidden + u])
+        f = 1.0 / (1.0 + e[2 * hidden + u])
         cell = i * z + f * c[u]
-        o = _sigmoid(a3 + params[p + 2 * hidden + u] * cell)
-        y = o * _tanh(cell)
         c_out[u] = cell
-        h_out[u] = y
-        out += params[wo + u] * y
+        arg[u] = -(a3[u] + params[p + 2 * hidden + u] * cell)  # o = sigmoid(...)
+        arg[hidden + u] = 2.0 * cell  # tanh(cell)
+    exp_into(arg[:2 * hidden], e[:2 * hidden])
+    for u in range(hidden):
+        h_out[u] = (1.0 / (1.0 + e[u])) * (1.0 - 2.0 / (e[hidden + u] + 1.0))
+    out = params[wo + hidden]
+    for u in range(hidden):
+        out += params[wo + u] * h_out[u]
     return _sigmoid(out)
 
 
 @kernel
-def lstm_step(params, off, n_in, hidden, x, h, c, pre, h_out, c_out):
+def lstm_step(params, off, n_in, hidden, x, h, c, pre, h_out, c_out, work):
     """One full LSTM step of the estimator at ``params[off:]`` on input ``x`` (used by tests and tools)."""
     lstm_pre(params, off, n_in, n_in, hidden, x, h, pre)
-    return lstm_finish(params, off, n_in, n_in, hidden, x, c, pre, h_out, c_out)
+    return lstm_finish(params, off, n_in, n_in, hidden, x, c, pre, h_out, c_out, work)
 
 
 # ---- PRT -------------------------------------------------------------------------------------------
@@ -399,6 +431,7 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
     pre_s = pre_o + 4 * hidden
     xo = pre_s + 4 * hidden
     xs = xo + 32
+    work = fm[xs + 32:xs + 32 + 7 * hidden]  # lstm_finish's scratch
     h_o = fm[st_h:st_h + hidden]
     c_o = fm[st_h + hidden:st_h + 2 * hidden]
     h_s = fm[st_h + 2 * hidden:st_h + 3 * hidden]
@@ -473,9 +506,9 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
         f_hat = 0.0  # a check or call cannot make the opponent fold
         if k >= 2:  # the call's OFRE output is unused: its state step is deferred until the call is chosen
             f_hat = lstm_finish(params, off_o, OFRE_INPUTS, OFRE_DEC, hidden, x_o, c_o, fm[pre_o:pre_o + 4 * hidden],
-                                fm[slot:slot + hidden], fm[slot + hidden:slot + 2 * hidden])
+                                fm[slot:slot + hidden], fm[slot + hidden:slot + 2 * hidden], work)
         w_hat = lstm_finish(params, off_s, SWRE_INPUTS, SWRE_DEC, hidden, x_s, c_s, fm[pre_s:pre_s + 4 * hidden],
-                            fm[slot + 2 * hidden:slot + 3 * hidden], fm[slot + 3 * hidden:slot + 4 * hidden])
+                            fm[slot + 2 * hidden:slot + 3 * hidden], fm[slot + 3 * hidden:slot + 4 * hidden], work)
         im[I_STEPS] += 2  # two estimator steps per candidate, counting the call's deferred OFRE step
         w_hat = calling_range_win(f_hat, w_hat, rho)
         u = candidate_utility(st, pos, to[k], f_hat, w_hat)
@@ -490,7 +523,7 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
             lstm_pre(params, off_o, OFRE_INPUTS, OFRE_DEC, hidden, x_o, h_o, fm[pre_o:pre_o + 4 * hidden])
         slot = cand + 4 * hidden
         lstm_finish(params, off_o, OFRE_INPUTS, OFRE_DEC, hidden, x_call, c_o, fm[pre_o:pre_o + 4 * hidden],
-                    fm[slot:slot + hidden], fm[slot + hidden:slot + 2 * hidden])
+                    fm[slot:slot + hidden], fm[slot + hidden:slot + 2 * hidden], work)
     if best >= 1:  # commit the chosen candidate's LSTM state (after a fold the hand is over)
         slot = cand + best * 4 * hidden
         for j in range(4 * hidden):
