@@ -5,7 +5,7 @@ differences and where the curves cross) and the full results to ``runs/fig2<pane
 
     python scripts/fig2.py                          # all panels, 10,000 replications for (a) and (b)
     python scripts/fig2.py --panels a --reps 10000  # Fig 2a in full, timed (the 5-minute target)
-    python scripts/fig2.py --panels c --reps-c 100  # (c) costs ~30 s a replication: reduced count
+    python scripts/fig2.py --panels c --reps-c 100  # (c) costs ~11 s a replication on one core: reduced count
     python scripts/fig2.py --panels a --var-prior 2 # POCBAm and ML-POCBAm with var_prior = 2: fig2a-vp2.*
 
 The paper's budgets: 1,000 samples for K = 10 and 30,000 for K = 100, the first 3 samples of every pair
