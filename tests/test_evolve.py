@@ -440,3 +440,17 @@ def test_sigkill_then_resume_equals_uninterrupted(tmp_path):
     r = CliRunner().invoke(main, ["evolve", *args, "--out", str(full), "--json"])
     assert r.exit_code == 0, r.output
     _records_equal(load_run(full), load_run(out))
+
+
+def test_lag_inline_gives_the_same_run_file(tmp_path):
+    """``--lag-inline`` plays the lagged selector's deals between its decisions, in one thread: the same run."""
+    args = ["--population", "6", "--keep", "3", "--generations", "2", "--seed", "3", "--panel-deals", "2",
+            "--backend", "serial", "--json"]
+    runs = []
+    for extra in ([], ["--lag-inline"]):
+        out = tmp_path / f"run{len(extra)}.h5"
+        r = CliRunner().invoke(main, ["evolve", *args, *extra, "--out", str(out)])
+        assert r.exit_code == 0, r.output
+        runs.append(load_run(out))
+    assert runs[0].config.lag == 8
+    _records_equal(*runs)
