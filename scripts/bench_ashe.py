@@ -58,7 +58,7 @@ def _hs_loop(cards, n_board, samples, n):
 
 
 @numba.njit
-def _lstm_loop(params, off, n_in, n_dec, hidden, mode, scratch, n):
+def _lstm_loop(params, off, wt, n_in, n_dec, hidden, mode, scratch, n):
     """``mode`` 0: the shared part of a step (once per decision), 1: the per-candidate part."""
     s = 0.0
     x = scratch[:n_in]
@@ -67,14 +67,14 @@ def _lstm_loop(params, off, n_in, n_dec, hidden, mode, scratch, n):
     pre = scratch[96:96 + 4 * hidden]
     ho = scratch[160:160 + hidden]
     co = scratch[192:192 + hidden]
-    work = scratch[224:224 + 7 * hidden]
+    work = scratch[224:224 + 10 * hidden]
     for d in range(n):
         x[0] = (d % 7) / 7.0
         if mode == 0:
-            ashe.lstm_pre(params, off, n_in, n_dec, hidden, x, h, pre)
+            ashe.lstm_pre(params, off, wt, n_in, n_dec, hidden, x, h, pre)
             s += pre[0]
         else:
-            s += ashe.lstm_finish(params, off, n_in, n_dec, hidden, x, c, pre, ho, co, work)
+            s += ashe.lstm_finish(params, off, wt, n_in, n_dec, hidden, x, c, pre, ho, co, work)
     return s
 
 
@@ -115,10 +115,12 @@ def breakdown(a, b, deals, seed):
     cards = deal_decks(1, 1000).astype(np.int64)
     hs_ns = [per_call_ns(_hs_loop, cards, nb, DEFAULT_SAMPLES, n=n) for nb, n in ((0, 10**6), (3, 2000), (4, 2000),
                                                                                    (5, 2000))]
-    scratch = np.zeros(320)
+    scratch = np.zeros(384)
     hidden = int(a.params[ashe.P_HIDDEN])
     o_s = ashe.HEADER + ashe.block_size(ashe.OFRE_INPUTS, hidden)
-    args = (a.params, o_s, ashe.SWRE_INPUTS, ashe.SWRE_DEC, hidden)
+    wt = np.zeros(4 * hidden * (ashe.SWRE_INPUTS + hidden))
+    ashe.transpose_weights(a.params, o_s, ashe.SWRE_INPUTS, hidden, wt)
+    args = (a.params, o_s, wt, ashe.SWRE_INPUTS, ashe.SWRE_DEC, hidden)
     pre_ns = per_call_ns(_lstm_loop, *args, 0, scratch, n=10**6)
     finish_ns = per_call_ns(_lstm_loop, *args, 1, scratch, n=10**6)
     # PRT: a walk to the current node per decision and one update per hand and player.

@@ -40,16 +40,52 @@ def test_lstm_step_matches_numpy_reference(hidden, block):
     for _ in range(5):
         x, h, c = rng.uniform(0, 1, n_in), rng.normal(0, 1, hidden), rng.normal(0, 1, hidden)
         y_ref, c_ref, out_ref = lstm_reference(views, x, h, c)
-        pre, h_out, c_out, work = np.zeros(4 * hidden), np.zeros(hidden), np.zeros(hidden), np.zeros(7 * hidden)
-        out = ashe.lstm_step(player.params, off, n_in, hidden, x, h, c, pre, h_out, c_out, work)
+        pre, h_out, c_out, work = np.zeros(4 * hidden), np.zeros(hidden), np.zeros(hidden), np.zeros(10 * hidden)
+        wt = np.zeros(4 * hidden * (n_in + hidden))
+        ashe.transpose_weights(player.params, off, n_in, hidden, wt)
+        out = ashe.lstm_step(player.params, off, wt, n_in, hidden, x, h, c, pre, h_out, c_out, work)
         assert out == pytest.approx(out_ref, rel=1e-12)
         np.testing.assert_allclose(h_out, y_ref, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(c_out, c_ref, rtol=1e-12, atol=1e-15)
         # The decision path splits the inputs into a shared part and a per-candidate part.
         n_dec = int(rng.integers(0, n_in + 1))
-        ashe.lstm_pre(player.params, off, n_in, n_dec, hidden, x, h, pre)
-        out2 = ashe.lstm_finish(player.params, off, n_in, n_dec, hidden, x, c, pre, h_out, c_out, work)
+        ashe.lstm_pre(player.params, off, wt, n_in, n_dec, hidden, x, h, pre)
+        out2 = ashe.lstm_finish(player.params, off, wt, n_in, n_dec, hidden, x, c, pre, h_out, c_out, work)
         assert out2 == pytest.approx(out_ref, rel=1e-12)
+
+
+@pytest.mark.parametrize("hidden", [1, 3, 10])
+def test_lstm_sums_add_in_order(hidden):
+    """The vectorised gate sums equal bias, R terms, W terms (then the candidate's) added one by one, bit for bit."""
+    rng = np.random.default_rng(100 + hidden)
+    settings = AsheSettings(hidden=hidden)
+    player = ashe_player(rng.normal(0, 1, settings.genome_size), settings)
+    n_in, rows = ashe.SWRE_INPUTS, 4 * hidden
+    off = ashe.HEADER + ashe.block_size(ashe.OFRE_INPUTS, hidden)
+    W = player.params[off:off + rows * n_in].reshape(rows, n_in)
+    R = player.params[off + rows * n_in:off + rows * (n_in + hidden)].reshape(rows, hidden)
+    b = player.params[off + rows * (n_in + hidden) + 3 * hidden:][:rows]
+    wt = np.zeros(rows * (n_in + hidden))
+    ashe.transpose_weights(player.params, off, n_in, hidden, wt)
+    x, h, pre = rng.normal(0, 1, n_in), rng.normal(0, 1, hidden), np.zeros(rows)
+    for n_dec in (0, 5, ashe.SWRE_DEC, n_in):
+        ashe.lstm_pre(player.params, off, wt, n_in, n_dec, hidden, x, h, pre)
+        for row in range(rows):
+            acc = float(b[row])
+            for m in range(hidden):
+                acc += float(R[row, m]) * float(h[m])
+            for k in range(n_dec):
+                acc += float(W[row, k]) * float(x[k])
+            assert pre[row] == acc
+        # lstm_finish adds the candidate inputs to these sums (kept in its scratch at 6H:10H).
+        work, c = np.zeros(10 * hidden), rng.normal(0, 1, hidden)
+        ashe.lstm_finish(player.params, off, wt, n_in, n_dec, hidden, x, c, pre, np.zeros(hidden), np.zeros(hidden),
+                         work)
+        for row in range(rows):
+            acc = float(pre[row])
+            for k in range(n_dec, n_in):
+                acc += float(W[row, k]) * float(x[k])
+            assert work[6 * hidden + row] == acc
 
 
 # ---- PRT -------------------------------------------------------------------------------------------

@@ -95,7 +95,7 @@ I_NODES = I_AGG + 4 * 4 * N_CODES
 N_VISITS, N_OPP_ACTS, N_OPP_FOLD, N_OPP_CALL, N_OPP_RAISE, N_SD_N = range(N_CODES, N_CODES + 6)
 NODE_WORDS = 16
 # fmem: street aggregates (sd_opp_hs, sd_win) | trace | LSTM state | candidate states | pre-activations | inputs
-#       | LSTM scratch | nodes
+#       | LSTM scratch | OFRE, SWRE weights transposed (filled by ashe_reset) | nodes
 F_AGG = 0
 F_TRACE = F_AGG + 2 * 4 * N_CODES  # last decision: (f_hat, w_hat, utility) per candidate, NaN if absent
 F_LSTM = F_TRACE + 3 * N_CANDIDATES
@@ -107,8 +107,14 @@ def memory_sizes(hidden: int, capacity: int) -> tuple[int, int]:
     return I_NODES + NODE_WORDS * capacity, _f_nodes(hidden) + 2 * capacity
 
 
+@kernel
+def _f_wt(hidden):
+    """Start of the transposed weights in fmem (OFRE's, then SWRE's)."""
+    return F_LSTM + 4 * hidden + N_CANDIDATES * 4 * hidden + 8 * hidden + 2 * 32 + 10 * hidden
+
+
 def _f_nodes(hidden):
-    return F_LSTM + 4 * hidden + N_CANDIDATES * 4 * hidden + 8 * hidden + 2 * 32 + 7 * hidden
+    return _f_wt(hidden) + 4 * hidden * (OFRE_INPUTS + hidden) + 4 * hidden * (SWRE_INPUTS + hidden)
 
 
 # ---- action codes ----------------------------------------------------------------------------------
@@ -163,72 +169,86 @@ def _tanh(v):
 
 
 @kernel
-def lstm_pre(params, off, n_in, n_dec, hidden, x, h, pre):
-    """Gate pre-activations that do not depend on the candidate: ``b + R h + W[:, :n_dec] x[:n_dec]``.
+def transpose_weights(params, off, n_in, hidden, wt):
+    """Copy the estimator's ``R`` and ``W`` column by column into ``wt`` (``4 * hidden * (hidden + n_in)``):
+    ``wt[m * 4H + row] = R[row, m]``, then ``wt[(hidden + k) * 4H + row] = W[row, k]`` (``row`` = gate * H + cell).
 
-    The four gates of a cell are summed side by side (independent chains, each in the same order).
+    With one input's weights for all gates and cells contiguous, the pre-activation sums run over rows
+    in the inner loop, which vectorises while each sum keeps its order of additions.
     """
-    w = off
-    r = w + 4 * hidden * n_in
-    b = r + 4 * hidden * hidden + 3 * hidden
-    for u in range(hidden):
-        row1 = hidden + u
-        row2 = 2 * hidden + u
-        row3 = 3 * hidden + u
-        acc0 = params[b + u]
-        acc1 = params[b + row1]
-        acc2 = params[b + row2]
-        acc3 = params[b + row3]
+    rows = 4 * hidden
+    r = off + rows * n_in
+    for row in range(rows):
         for m in range(hidden):
-            hm = h[m]
-            acc0 += params[r + u * hidden + m] * hm
-            acc1 += params[r + row1 * hidden + m] * hm
-            acc2 += params[r + row2 * hidden + m] * hm
-            acc3 += params[r + row3 * hidden + m] * hm
-        for k in range(n_dec):
-            xk = x[k]
-            acc0 += params[w + u * n_in + k] * xk
-            acc1 += params[w + row1 * n_in + k] * xk
-            acc2 += params[w + row2 * n_in + k] * xk
-            acc3 += params[w + row3 * n_in + k] * xk
-        pre[u] = acc0
-        pre[row1] = acc1
-        pre[row2] = acc2
-        pre[row3] = acc3
+            wt[m * rows + row] = params[r + row * hidden + m]
+        for k in range(n_in):
+            wt[(hidden + k) * rows + row] = params[off + row * n_in + k]
 
 
 @kernel
-def lstm_finish(params, off, n_in, n_dec, hidden, x, c, pre, h_out, c_out, work):
+def _add_columns(acc, wt, col, rows, v):
+    """``acc[j] += wt[(col + i) * rows + j] * v[i]`` for each ``i`` in order, over all rows ``j``: four
+    columns a pass (the loop over rows vectorises; each ``acc[j]`` gets its terms in order)."""
+    n = v.shape[0]
+    i = 0
+    while i + 4 <= n:
+        v0, v1, v2, v3 = v[i], v[i + 1], v[i + 2], v[i + 3]
+        w0 = wt[(col + i) * rows:(col + i + 1) * rows]
+        w1 = wt[(col + i + 1) * rows:(col + i + 2) * rows]
+        w2 = wt[(col + i + 2) * rows:(col + i + 3) * rows]
+        w3 = wt[(col + i + 3) * rows:(col + i + 4) * rows]
+        for j in range(rows):
+            t = acc[j]
+            t += w0[j] * v0
+            t += w1[j] * v1
+            t += w2[j] * v2
+            t += w3[j] * v3
+            acc[j] = t
+        i += 4
+    while i < n:
+        vi = v[i]
+        w0 = wt[(col + i) * rows:(col + i + 1) * rows]
+        for j in range(rows):
+            acc[j] += w0[j] * vi
+        i += 1
+
+
+@kernel
+def lstm_pre(params, off, wt, n_in, n_dec, hidden, x, h, pre):
+    """Gate pre-activations that do not depend on the candidate: ``b + R h + W[:, :n_dec] x[:n_dec]``.
+
+    ``wt`` is the estimator's ``transpose_weights``. Each sum adds, in order, the bias, the ``R`` terms
+    and the ``W`` terms; the rows are summed side by side (vectorised).
+    """
+    rows = 4 * hidden
+    b = off + rows * n_in + rows * hidden + 3 * hidden
+    for j in range(rows):
+        pre[j] = params[b + j]
+    _add_columns(pre, wt, 0, rows, h[:hidden])
+    _add_columns(pre, wt, hidden, rows, x[:n_dec])
+
+
+@kernel
+def lstm_finish(params, off, wt, n_in, n_dec, hidden, x, c, pre, h_out, c_out, work):
     """Add the candidate inputs ``x[n_dec:]`` and complete one peephole-LSTM step; return sigmoid(w.y + b).
 
-    Each stage runs over all cells before the next (``work``: ``7 * hidden`` scratch), so that the
-    exponentials of a stage are independent: same operations as cell by cell, same results.
+    Each stage runs over all cells before the next (``work``: ``10 * hidden`` scratch), so that the
+    sums over rows and the exponentials of a stage are independent: same operations as cell by cell,
+    same results.
     """
-    w = off
-    p = w + 4 * hidden * n_in + 4 * hidden * hidden
-    wo = p + 3 * hidden + 4 * hidden
+    rows = 4 * hidden
+    p = off + rows * n_in + rows * hidden
+    wo = p + 3 * hidden + rows
+    a = work[6 * hidden:10 * hidden]
+    for j in range(rows):
+        a[j] = pre[j]
+    _add_columns(a, wt, hidden + n_dec, rows, x[n_dec:n_in])
     arg = work[:3 * hidden]
-    a3 = work[3 * hidden:4 * hidden]
-    e = work[4 * hidden:7 * hidden]
+    e = work[3 * hidden:6 * hidden]
     for u in range(hidden):
-        a0 = pre[u]
-        a1 = pre[hidden + u]
-        a2 = pre[2 * hidden + u]
-        a = pre[3 * hidden + u]
-        b0 = w + u * n_in
-        b1 = w + (hidden + u) * n_in
-        b2 = w + (2 * hidden + u) * n_in
-        b3 = w + (3 * hidden + u) * n_in
-        for k in range(n_dec, n_in):
-            xk = x[k]
-            a0 += params[b0 + k] * xk
-            a1 += params[b1 + k] * xk
-            a2 += params[b2 + k] * xk
-            a += params[b3 + k] * xk
-        arg[u] = 2.0 * a0  # z = tanh(a0)
-        arg[hidden + u] = -(a1 + params[p + u] * c[u])  # i = sigmoid(...)
-        arg[2 * hidden + u] = -(a2 + params[p + hidden + u] * c[u])  # f
-        a3[u] = a
+        arg[u] = 2.0 * a[u]  # z = tanh(a0)
+        arg[hidden + u] = -(a[hidden + u] + params[p + u] * c[u])  # i = sigmoid(...)
+        arg[2 * hidden + u] = -(a[2 * hidden + u] + params[p + hidden + u] * c[u])  # f
     exp_into(arg, e)
     for u in range(hidden):
         z = 1.0 - 2.0 / (e[u] + 1.0)
@@ -236,7 +256,7 @@ def lstm_finish(params, off, n_in, n_dec, hidden, x, c, pre, h_out, c_out, work)
         f = 1.0 / (1.0 + e[2 * hidden + u])
         cell = i * z + f * c[u]
         c_out[u] = cell
-        arg[u] = -(a3[u] + params[p + 2 * hidden + u] * cell)  # o = sigmoid(...)
+        arg[u] = -(a[3 * hidden + u] + params[p + 2 * hidden + u] * cell)  # o = sigmoid(...)
         arg[hidden + u] = 2.0 * cell  # tanh(cell)
     exp_into(arg[:2 * hidden], e[:2 * hidden])
     for u in range(hidden):
@@ -248,10 +268,11 @@ def lstm_finish(params, off, n_in, n_dec, hidden, x, c, pre, h_out, c_out, work)
 
 
 @kernel
-def lstm_step(params, off, n_in, hidden, x, h, c, pre, h_out, c_out, work):
-    """One full LSTM step of the estimator at ``params[off:]`` on input ``x`` (used by tests and tools)."""
-    lstm_pre(params, off, n_in, n_in, hidden, x, h, pre)
-    return lstm_finish(params, off, n_in, n_in, hidden, x, c, pre, h_out, c_out, work)
+def lstm_step(params, off, wt, n_in, hidden, x, h, c, pre, h_out, c_out, work):
+    """One full LSTM step of the estimator at ``params[off:]`` (``wt`` its ``transpose_weights``) on input
+    ``x`` (used by tests and tools)."""
+    lstm_pre(params, off, wt, n_in, n_in, hidden, x, h, pre)
+    return lstm_finish(params, off, wt, n_in, n_in, hidden, x, c, pre, h_out, c_out, work)
 
 
 # ---- PRT -------------------------------------------------------------------------------------------
@@ -431,7 +452,13 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
     pre_s = pre_o + 4 * hidden
     xo = pre_s + 4 * hidden
     xs = xo + 32
-    work = fm[xs + 32:xs + 32 + 7 * hidden]  # lstm_finish's scratch
+    work = fm[xs + 32:xs + 32 + 10 * hidden]  # lstm_finish's scratch
+    wt_o = _f_wt(hidden)
+    wt_s = wt_o + 4 * hidden * (OFRE_INPUTS + hidden)
+    wto = fm[wt_o:wt_s]  # the estimators' weights transposed (ashe_reset)
+    wts = fm[wt_s:wt_s + 4 * hidden * (SWRE_INPUTS + hidden)]
+    pre_ov = fm[pre_o:pre_o + 4 * hidden]
+    pre_sv = fm[pre_s:pre_s + 4 * hidden]
     h_o = fm[st_h:st_h + hidden]
     c_o = fm[st_h + hidden:st_h + 2 * hidden]
     h_s = fm[st_h + 2 * hidden:st_h + 3 * hidden]
@@ -443,8 +470,8 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
     _decision_inputs(st, pos, x_s)
     x_s[N_DEC] = strength
     if lo >= 0:  # with no raise candidate, OFRE is needed only if the call is chosen (done at the commit)
-        lstm_pre(params, off_o, OFRE_INPUTS, OFRE_DEC, hidden, x_o, h_o, fm[pre_o:pre_o + 4 * hidden])
-    lstm_pre(params, off_s, SWRE_INPUTS, SWRE_DEC, hidden, x_s, h_s, fm[pre_s:pre_s + 4 * hidden])
+        lstm_pre(params, off_o, wto, OFRE_INPUTS, OFRE_DEC, hidden, x_o, h_o, pre_ov)
+    lstm_pre(params, off_s, wts, SWRE_INPUTS, SWRE_DEC, hidden, x_s, h_s, pre_sv)
 
     node = prt_current(im, pos, hist, st[S_ACTIONS])
     street = st[S_ROUND]
@@ -505,9 +532,9 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
         slot = cand + k * 4 * hidden
         f_hat = 0.0  # a check or call cannot make the opponent fold
         if k >= 2:  # the call's OFRE output is unused: its state step is deferred until the call is chosen
-            f_hat = lstm_finish(params, off_o, OFRE_INPUTS, OFRE_DEC, hidden, x_o, c_o, fm[pre_o:pre_o + 4 * hidden],
+            f_hat = lstm_finish(params, off_o, wto, OFRE_INPUTS, OFRE_DEC, hidden, x_o, c_o, pre_ov,
                                 fm[slot:slot + hidden], fm[slot + hidden:slot + 2 * hidden], work)
-        w_hat = lstm_finish(params, off_s, SWRE_INPUTS, SWRE_DEC, hidden, x_s, c_s, fm[pre_s:pre_s + 4 * hidden],
+        w_hat = lstm_finish(params, off_s, wts, SWRE_INPUTS, SWRE_DEC, hidden, x_s, c_s, pre_sv,
                             fm[slot + 2 * hidden:slot + 3 * hidden], fm[slot + 3 * hidden:slot + 4 * hidden], work)
         im[I_STEPS] += 2  # two estimator steps per candidate, counting the call's deferred OFRE step
         w_hat = calling_range_win(f_hat, w_hat, rho)
@@ -520,9 +547,9 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
             best_u = u
     if best == 1:  # the call's deferred OFRE step (same inputs, state and pre-activations as in the loop)
         if lo < 0:
-            lstm_pre(params, off_o, OFRE_INPUTS, OFRE_DEC, hidden, x_o, h_o, fm[pre_o:pre_o + 4 * hidden])
+            lstm_pre(params, off_o, wto, OFRE_INPUTS, OFRE_DEC, hidden, x_o, h_o, pre_ov)
         slot = cand + 4 * hidden
-        lstm_finish(params, off_o, OFRE_INPUTS, OFRE_DEC, hidden, x_call, c_o, fm[pre_o:pre_o + 4 * hidden],
+        lstm_finish(params, off_o, wto, OFRE_INPUTS, OFRE_DEC, hidden, x_call, c_o, pre_ov,
                     fm[slot:slot + hidden], fm[slot + hidden:slot + 2 * hidden], work)
     if best >= 1:  # commit the chosen candidate's LSTM state (after a fold the hand is over)
         slot = cand + best * 4 * hidden
@@ -537,8 +564,14 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
 
 @kernel
 def ashe_reset(params, im, fm):
-    """A new opponent or duplicate half: empty PRT, zero aggregates and LSTM state."""
+    """A new opponent or duplicate half: empty PRT, zero aggregates and LSTM state; the weights transposed."""
     prt_clear(im, fm, np.int64(params[P_CAPACITY]))
+    hidden = np.int64(params[P_HIDDEN])
+    wt_o = _f_wt(hidden)
+    wt_s = wt_o + 4 * hidden * (OFRE_INPUTS + hidden)
+    transpose_weights(params, HEADER, OFRE_INPUTS, hidden, fm[wt_o:wt_s])
+    transpose_weights(params, HEADER + block_size(OFRE_INPUTS, hidden), SWRE_INPUTS, hidden,
+                      fm[wt_s:wt_s + 4 * hidden * (SWRE_INPUTS + hidden)])
 
 
 @kernel
