@@ -1229,7 +1229,12 @@ def wmodel_means(pi, pj, wa, wb, colw, use_col, gamma, out):
 def _pair_gain_w(p, mu, var, pvar, n, pi, pj, wa, wb, sign, base, c):
     """``_pair_gain`` for weighted scores: one more sample of pair ``p`` shrinks candidate ``i``'s variance
     by ``w_ij^2`` times eq 13's reduction; only the candidate ends with a positive weight gain."""
-    dv = _reduction(pvar[p], n[p])
+    return _pair_gain_w_dv(p, _reduction(pvar[p], n[p]), mu, var, pi, pj, wa, wb, sign, base, c)
+
+
+@_njit
+def _pair_gain_w_dv(p, dv, mu, var, pi, pj, wa, wb, sign, base, c):
+    """``_pair_gain_w`` with the pair's eq 13 reduction ``dv`` given."""
     ga = 0.0
     gb = 0.0
     if wa[p] > 0.0:
@@ -1257,19 +1262,26 @@ def choose_pair_w(mu, var, pvar, n, pi, pj, wa, wb, k):
     w_ji^2 R_j)`` (``R`` as in ``choose_pair``, valid for any reduction up to ``D_i``); an end without a
     positive weight (a fixed opponent) contributes nothing. The answer equals ``choose_pair_scan_w``'s."""
     Kc = mu.size
-    P = pi.size
-    c, sign, base = _sides(mu, var, k)
+    dvs = _reductions(pvar, n)
     D = np.zeros(Kc)
-    for p in range(P):
-        dv = _reduction(pvar[p], n[p])
+    for p in range(pi.size):
         if wa[p] > 0.0:
-            d = wa[p] * wa[p] * dv
+            d = wa[p] * wa[p] * dvs[p]
             if d > D[pi[p]]:
                 D[pi[p]] = d
         if wb[p] > 0.0:
-            d = wb[p] * wb[p] * dv
+            d = wb[p] * wb[p] * dvs[p]
             if d > D[pj[p]]:
                 D[pj[p]] = d
+    return pruned_scan_w(mu, var, D, dvs, n, pi, pj, wa, wb, k)
+
+
+@_njit
+def pruned_scan_w(mu, var, D, dvs, n, pi, pj, wa, wb, k):
+    """``choose_pair_w``'s scan given each pair's reduction ``dvs`` and each candidate's largest ``D``."""
+    Kc = mu.size
+    P = pi.size
+    c, sign, base = _sides(mu, var, k)
     U = np.empty(Kc)
     for i in range(Kc):
         vi = var[i] - D[i]
@@ -1298,7 +1310,7 @@ def choose_pair_w(mu, var, pvar, n, pi, pj, wa, wb, k):
         if b > b0:
             b0 = b
             p0 = p
-    best = _pair_gain_w(p0, mu, var, pvar, n, pi, pj, wa, wb, sign, base, c)
+    best = _pair_gain_w_dv(p0, dvs[p0], mu, var, pi, pj, wa, wb, sign, base, c)
     bestp = p0
     if not best == best:      # NaN
         best = -np.inf
@@ -1313,9 +1325,9 @@ def choose_pair_w(mu, var, pvar, n, pi, pj, wa, wb, k):
             continue
         ra = wa[p] * wa[p] * R[i] if wa[p] > 0.0 else 0.0
         rb = wb[p] * wb[p] * R[j] if wb[p] > 0.0 else 0.0
-        if _reduction(pvar[p], n[p]) * (ra + rb) < best - 1e-9 * (1.0 + abs(best)):
+        if dvs[p] * (ra + rb) < best - 1e-9 * (1.0 + abs(best)):
             continue
-        g = _pair_gain_w(p, mu, var, pvar, n, pi, pj, wa, wb, sign, base, c)
+        g = _pair_gain_w_dv(p, dvs[p], mu, var, pi, pj, wa, wb, sign, base, c)
         if g > best or (g == best and p < bestp):
             best = g
             bestp = p
