@@ -616,8 +616,8 @@ def fit_thurstone_ref(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor
 # so it computes one pair instead of all. The likelihood is still summed over all pairs in pair order.
 # ``fit_thurstone_ref`` is the plain method the tests compare against.
 
-_C_XB, _C_M2, _C_N, _C_S, _C_T, _C_GR, _C_H, _C_VR, _C_CF, _C_SIG, _C_R, _C_Y = range(12)
-_C_ROWS = 12
+_C_XB, _C_M2, _C_N, _C_S, _C_T, _C_GR, _C_H, _C_VR, _C_CF, _C_SIG, _C_R = range(11)
+_C_ROWS = 11
 _FAST_FIT_K = 16             # measured: the fast path is slower at K = 10, faster from K = 20 on
 
 
@@ -743,7 +743,7 @@ def _fit_pass(pi, pj, n, xbar, m2, floor, pool, gamma, sig2, nu0, C, G, start):
 
 
 @_njit
-def _pass_row(p0, L, j0, gi, gamma, XB, S, R, VR, SIG, floor):
+def _pass_row(p0, L, j0, gi, gamma, XB, S, R, VR, SIG, sig2, floor):
     """The residuals and variances of row ``i`` (pairs ``p0 .. p0 + L - 1``, ``j = j0 ..``) for
     ``_fit_pass_fast``; unsigned indices spare numba's negative-index checks, so the loop is vectorised."""
     up0 = np.uint64(p0)
@@ -754,7 +754,32 @@ def _pass_row(p0, L, j0, gi, gamma, XB, S, R, VR, SIG, floor):
         R[p] = r
         w = S[p] + r * r
         VR[p] = w
-        SIG[p] = w if not w < floor else floor
+        v = w if not w < floor else floor
+        SIG[p] = v
+        sig2[p] = v
+
+
+@_njit
+def _pass_terms(P, floor, log2pi, N, S, R, VR, SIG, GR, H, T):
+    """Each pair's likelihood term (``T``) and Newton terms (``GR``, ``H``) for ``_fit_pass_fast``, in one
+    loop on vectors (unsigned indices), glibc's ``log`` inlined (its table path); True if a variance lies
+    outside that path (near 1, zero, subnormal), whose terms the caller computes again with ``log``."""
+    outside = False
+    for p in range(np.uint64(P)):
+        c = N[p]
+        r = R[p]
+        s = S[p]
+        w = VR[p]
+        v = SIG[p]
+        y = 0.5 * c * (s + r * r) / v         # the second term of profile_ll's sum
+        up = w > floor
+        GR[p] = c * r / (w if up else floor)
+        h1 = c * (s - r * r) / (w * w)
+        h2 = c / floor
+        H[p] = h1 if up else h2
+        outside |= not main_range(v)
+        T[p] = -0.5 * c * (log2pi + log_main(v)) - y
+    return outside
 
 
 @_njit
@@ -770,7 +795,6 @@ def _fit_pass_fast(pi, pj, floor, gamma, sig2, C, G):
     R = C[_C_R]
     VR = C[_C_VR]
     SIG = C[_C_SIG]
-    Y = C[_C_Y]
     T = C[_C_T]
     GR = C[_C_GR]
     H = C[_C_H]
@@ -778,7 +802,7 @@ def _fit_pass_fast(pi, pj, floor, gamma, sig2, C, G):
     if G[K + 2] == 1.0:           # every pair in row-major order: rows of contiguous gamma_j, on vectors
         p0 = 0
         for i in range(K):
-            _pass_row(p0, K - 1 - i, i + 1, gamma[i], gamma, XB, S, R, VR, SIG, floor)
+            _pass_row(p0, K - 1 - i, i + 1, gamma[i], gamma, XB, S, R, VR, SIG, sig2, floor)
             p0 += K - 1 - i
     else:
         for p in range(P):
@@ -786,32 +810,19 @@ def _fit_pass_fast(pi, pj, floor, gamma, sig2, C, G):
             R[p] = r
             w = S[p] + r * r
             VR[p] = w
-            SIG[p] = w if not w < floor else floor
-    for p in range(P):
-        c = N[p]
-        r = R[p]
-        s = S[p]
-        w = VR[p]
-        v = SIG[p]
-        sig2[p] = v
-        Y[p] = 0.5 * c * (s + r * r) / v       # the second term of profile_ll's sum
-        up = w > floor
-        GR[p] = c * r / (w if up else floor)
-        h1 = c * (s - r * r) / (w * w)
-        h2 = c / floor
-        H[p] = h1 if up else h2
-        CF[p] = floor
+            v = w if not w < floor else floor
+            SIG[p] = v
+            sig2[p] = v
     log2pi = math.log(2.0 * math.pi)
-    outside = False
-    for p in range(P):            # the terms on vectors, glibc's log inlined (its table path) ...
-        v = SIG[p]
-        outside |= not main_range(v)
-        T[p] = -0.5 * N[p] * (log2pi + log_main(v)) - Y[p]
-    if outside:                   # ... and any variance outside that path (near 1, zero, subnormal)
+    if _pass_terms(P, floor, log2pi, N, S, R, VR, SIG, GR, H, T):
         for p in range(P):
             v = SIG[p]
             if not main_range(v):
-                T[p] = -0.5 * N[p] * (log2pi + log(v)) - Y[p]
+                c = N[p]
+                r = R[p]
+                T[p] = -0.5 * c * (log2pi + log(v)) - 0.5 * c * (S[p] + r * r) / v
+    for p in range(P):
+        CF[p] = floor
     ll = 0.0
     for p in range(P):            # summed in pair order
         ll += T[p]
@@ -819,6 +830,7 @@ def _fit_pass_fast(pi, pj, floor, gamma, sig2, C, G):
         G[i] = gamma[i]
     G[K] = 1.0
     return ll
+
 
 @_njit
 def _system_row(p0, L, i, GR, H, B, g, dg):
