@@ -198,6 +198,49 @@ def _sides(mu, var, k):
 
 
 @_njit
+def _row_major(K, pi, pj):
+    """Whether the pairs are all ``K (K - 1) / 2`` pairs ``i < j`` in row-major order (their usual layout)."""
+    if pi.size != K * (K - 1) // 2:
+        return False
+    bad = 0
+    p = 0
+    for i in range(K):
+        bad += _row_check(p, K - 1 - i, i, pi, pj)
+        p += K - 1 - i
+    return bad == 0
+
+
+@_njit
+def _row_check(p0, L, i, pi, pj):
+    """How many of the pairs ``p0 .. p0 + L - 1`` are not ``(i, i + 1), (i, i + 2), ...`` (vectorised)."""
+    up0 = np.uint64(p0)
+    bad = 0
+    for t in range(np.uint64(L)):
+        bad += (pi[up0 + t] != i) | (pj[up0 + t] != i + 1 + np.int64(t))
+    return bad
+
+
+@_njit
+def _row_max(p0, L, j0, DV, D):
+    """``D[j] = max(D[j], DV[p])`` along a row (pairs ``p0 ..``, ``j = j0 ..``), vectorised (unsigned indices)."""
+    up0 = np.uint64(p0)
+    uj0 = np.uint64(j0)
+    for t in range(np.uint64(L)):
+        dv = DV[up0 + t]
+        d = D[uj0 + t]
+        D[uj0 + t] = dv if dv > d else d
+
+
+@_njit
+def _row_sum(p0, L, j0, ui, U, out):
+    """``out[p] = U_i + U_j`` along a row (pairs ``p0 ..``, ``j = j0 ..``), vectorised (unsigned indices)."""
+    up0 = np.uint64(p0)
+    uj0 = np.uint64(j0)
+    for t in range(np.uint64(L)):
+        out[up0 + t] = ui + U[uj0 + t]
+
+
+@_njit
 def choose_pair(mu, var, pvar, n, pi, pj, k):
     """The pair maximising AEPCS (eq 14) with eq 13's one-more-sample variances; also returns c.
 
@@ -222,13 +265,27 @@ def choose_pair(mu, var, pvar, n, pi, pj, k):
     P = pi.size
     c, sign, base = _sides(mu, var, k)
     DV = _reductions(pvar, n)
+    rows = _row_major(K, pi, pj)
     D = np.zeros(K)
-    for p in range(P):
-        dv = DV[p]
-        if dv > D[pi[p]]:
-            D[pi[p]] = dv
-        if dv > D[pj[p]]:
-            D[pj[p]] = dv
+    if rows:                  # the same maxima, row by row (a maximum does not depend on the order)
+        p = 0
+        for i in range(K):
+            L = K - 1 - i
+            d = D[i]
+            for q in range(p, p + L):
+                dv = DV[q]
+                if dv > d:
+                    d = dv
+            D[i] = d
+            _row_max(p, L, i + 1, DV, D)
+            p += L
+    else:
+        for p in range(P):
+            dv = DV[p]
+            if dv > D[pi[p]]:
+                D[pi[p]] = dv
+            if dv > D[pj[p]]:
+                D[pj[p]] = dv
     U = np.empty(K)
     for i in range(K):
         vi = var[i] - D[i]
@@ -248,10 +305,19 @@ def choose_pair(mu, var, pvar, n, pi, pj, k):
             R[i] = slope * (a / math.sqrt(var[i] - D[i]) - z) / D[i]
         else:
             R[i] = np.inf
+    Ub = np.empty(P)          # the pairs' bounds U_i + U_j, on vectors
+    if rows:
+        p = 0
+        for i in range(K):
+            _row_sum(p, K - 1 - i, i + 1, U[i], U, Ub)
+            p += K - 1 - i
+    else:
+        for p in range(P):
+            Ub[p] = U[pi[p]] + U[pj[p]]
     p0 = 0
     b0 = -np.inf
     for p in range(P):
-        b = U[pi[p]] + U[pj[p]]
+        b = Ub[p]
         if b > b0:
             b0 = b
             p0 = p
@@ -261,11 +327,11 @@ def choose_pair(mu, var, pvar, n, pi, pj, k):
         best = -np.inf
         bestp = -1
     for p in range(P):
-        i = pi[p]
-        j = pj[p]
-        b = U[i] + U[j]
+        b = Ub[p]
         if b < best or (b == best and p > bestp):   # a later pair wins only by a larger gain
             continue
+        i = pi[p]
+        j = pj[p]
         if DV[p] * (R[i] + R[j]) < best - 1e-9 * (1.0 + abs(best)):
             continue
         g = _pair_gain_dv(p, DV[p], mu, var, pi, pj, sign, base, c)
