@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import t as t_dist
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
@@ -153,9 +154,9 @@ def main(argv=None) -> int:
         lines.append(f"| {seed} | " + " | ".join(f"{res[o]['mean']:+,.0f} ± {res[o]['ci']:,.0f}" for o in opps) + " |")
     means = np.array([[res[o]["mean"] for o in opps] for res in results.values()])
     if len(means) > 1:
-        sd = means.std(axis=0, ddof=1) / np.sqrt(len(means))
-        lines.append("| mean ± 95% (over seeds) | " + " | ".join(
-            f"{m:+,.0f} ± {1.96 * s:,.0f}" for m, s in zip(means.mean(axis=0), sd)) + " |")
+        half = t_dist.ppf(0.975, len(means) - 1) * means.std(axis=0, ddof=1) / np.sqrt(len(means))
+        lines.append("| mean ± 95% (t, over seeds) | " + " | ".join(
+            f"{m:+,.0f} ± {h:,.0f}" for m, h in zip(means.mean(axis=0), half)) + " |")
     lines += ["", "| seed | preflop raise rate vs scared-limper | fold rate vs candid-statistician | fold rate vs "
                   "hothead-maniac | preflop raise rate vs calling-machine |", "|---|---|---|---|---|"]
     for seed, res in results.items():
