@@ -6,8 +6,8 @@ Thurstone fit's likelihood takes one per pair (4,950 at K = 100). This is the sa
 ``log(x) = k ln 2 + log(c) + log1p(z / c - 1)`` with ``1 / c`` and ``log(c)`` from a 128-entry table and a
 degree-6 polynomial, and a degree-12 polynomial for ``x`` within about 1/16 of 1. The fused multiply-adds
 are those of the x86-64 FMA build of glibc (read off its machine code), so that results do not change.
-``log_main`` is the table path alone, branch-free, for loops that LLVM vectorises (``log_into``);
-``log`` adds the near-1 path and calls ``math.log`` for zero, negative, subnormal, inf and NaN inputs.
+``log_main`` is the table path alone and ``log_normal`` both paths (one selected), branch-free, for loops
+that LLVM vectorises (``log_into``); ``log`` calls ``math.log`` for zero, negative, subnormal, inf and NaN.
 ``tests/test_log.py`` compares both with ``math.log`` on random and edge inputs.
 """
 
@@ -149,9 +149,8 @@ def log_main(x):
 
 @kernel
 def log_near1(x):
-    """glibc's ``log`` for ``x`` within about 1/16 of 1 (``r = x - 1`` exact, ``r^2 / 2`` in two parts)."""
-    if x == 1.0:
-        return 0.0
+    """glibc's ``log`` for ``x`` within about 1/16 of 1 (``r = x - 1`` exact, ``r^2 / 2`` in two parts); at
+    ``x = 1`` it gives +0 as glibc does (glibc's own test for 1 is for the other rounding modes)."""
     r = x - 1.0
     r2 = r * r
     r3 = r * r2
@@ -168,6 +167,21 @@ def log_near1(x):
 
 
 @kernel
+def normal_range(x):
+    """``log_normal(x)`` is glibc's ``log(x)``: ``x`` positive, normal and finite."""
+    return (as_bits(x) >> np.uint64(48)) - np.uint64(0x10) < np.uint64(0x7FE0)
+
+
+@kernel
+def log_normal(x):
+    """glibc's ``log`` for ``normal_range(x)``, branch-free (both paths computed, one selected) for loops that
+    LLVM vectorises where inputs near 1 are common; garbage elsewhere."""
+    y = log_near1(x)
+    z = log_main(x)
+    return y if as_bits(x) - _NEAR1_LO < _NEAR1_SPAN else z
+
+
+@kernel
 def log(x):
     """``math.log(x)``, bit for bit, inlined."""
     ix = as_bits(x)
@@ -180,15 +194,15 @@ def log(x):
 
 @kernel
 def log_into(src, dst):
-    """``dst[j] = math.log(src[j])``, bit for bit: one straight (vectorizable) loop on the table path, then
-    ``log`` for the inputs outside its range, if any."""
+    """``dst[j] = math.log(src[j])``, bit for bit: one straight (vectorizable) loop for positive normal inputs,
+    then ``log`` for the others, if any."""
     n = src.shape[0]
     outside = False
     for j in range(n):
         x = src[j]
-        outside |= not main_range(x)
-        dst[j] = log_main(x)
+        outside |= not normal_range(x)
+        dst[j] = log_normal(x)
     if outside:
         for j in range(n):
-            if not main_range(src[j]):
+            if not normal_range(src[j]):
                 dst[j] = log(src[j])

@@ -36,7 +36,7 @@ import math
 import numba
 import numpy as np
 
-from ..infra.log import log, log_main, main_range
+from ..infra.log import log, log_normal, normal_range
 
 _SQRT1_2 = 1.0 / math.sqrt(2.0)
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -828,8 +828,8 @@ def _pass_row(p0, L, j0, gi, gamma, XB, S, R, VR, SIG, sig2, floor):
 @_njit
 def _pass_terms(P, floor, log2pi, N, S, R, VR, SIG, GR, H, T):
     """Each pair's likelihood term (``T``) and Newton terms (``GR``, ``H``) for ``_fit_pass_fast``, in one
-    loop on vectors (unsigned indices), glibc's ``log`` inlined (its table path); True if a variance lies
-    outside that path (near 1, zero, subnormal), whose terms the caller computes again with ``log``."""
+    loop on vectors (unsigned indices), glibc's ``log`` inlined (``log_normal``: variances near 1 are common);
+    True if a variance is zero or subnormal, whose terms the caller computes again with ``log``."""
     outside = False
     for p in range(np.uint64(P)):
         c = N[p]
@@ -843,8 +843,8 @@ def _pass_terms(P, floor, log2pi, N, S, R, VR, SIG, GR, H, T):
         h1 = c * (s - r * r) / (w * w)
         h2 = c / floor
         H[p] = h1 if up else h2
-        outside |= not main_range(v)
-        T[p] = -0.5 * c * (log2pi + log_main(v)) - y
+        outside |= not normal_range(v)
+        T[p] = -0.5 * c * (log2pi + log_normal(v)) - y
     return outside
 
 
@@ -883,7 +883,7 @@ def _fit_pass_fast(pi, pj, floor, gamma, sig2, C, G):
     if _pass_terms(P, floor, log2pi, N, S, R, VR, SIG, GR, H, T):
         for p in range(P):
             v = SIG[p]
-            if not main_range(v):
+            if not normal_range(v):
                 c = N[p]
                 r = R[p]
                 T[p] = -0.5 * c * (log2pi + log(v)) - 0.5 * c * (S[p] + r * r) / v
