@@ -1,0 +1,91 @@
+"""Champions over many independent matches: the spread of whole-match results, not only one match's mean.
+
+An ASHE player adapts through its memory of the opponent (PRT and street aggregates), so one match's
+result depends on the deck sequence that shaped the memory early on, not only on the cards. A champion
+can do well in most matches and fall into a losing pattern for a whole match in others
+(``docs/results/evolution.md`` §1). This plays each champion ``--matches`` independent duplicate matches of
+``--deals`` deals (memories fresh for every match, deck seeds spawned from ``--seed``) against each
+opponent and reports the mean over matches with a 95% t interval, the worst match, and the share of
+matches the champion lost.
+
+    python scripts/champion_matches.py runs/ashe1/seed*.h5 --opponents hothead-maniac --matches 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+from scipy.stats import t as t_dist
+
+from pokerduel.evolution.evolve import load_run, resolve_opponent
+from pokerduel.infra.parallel import get_backend
+from pokerduel.play.matches import play_duplicate
+from pokerduel.players.base import TRAINING_BOTS
+from pokerduel.players.genomes import ashe_player
+
+#: decks no run trains on and no champion test uses (``evolution_champions.TEST_SEED`` is 909,090,909)
+MATCHES_SEED = 909_090_913
+
+
+def match_seeds(seed: int, matches: int) -> list[int]:
+    """One deck seed per match, from ``SeedSequence(seed)``."""
+    return [int(s) for s in np.random.SeedSequence(seed).generate_state(matches, np.uint64) >> np.uint64(1)]
+
+
+def _play(task):
+    settings, genome, opponent, deals, seed = task
+    return play_duplicate(ashe_player(genome, settings), resolve_opponent(opponent), deals, seed).mbb_per_hand()[0]
+
+
+def summarise(results) -> dict:
+    x = np.asarray(results, dtype=np.float64)
+    half = float(t_dist.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)))
+    return {"mean": float(x.mean()), "ci": half, "worst": float(x.min()), "lost": float((x < 0).mean()),
+            "matches": x.tolist()}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("runs", nargs="+", help="evolution run files (their last champions)")
+    ap.add_argument("--opponents", default=",".join(TRAINING_BOTS), help="comma-separated opponent specs")
+    ap.add_argument("--matches", type=int, default=20)
+    ap.add_argument("--deals", type=int, default=500, help="duplicate deals per match")
+    ap.add_argument("--seed", type=int, default=MATCHES_SEED)
+    ap.add_argument("--workers", type=int, default=None)
+    ap.add_argument("--json", default=None, help="write every match's result here")
+    args = ap.parse_args(argv)
+    if args.matches < 2 or args.deals < 1:
+        ap.error("--matches must be at least 2 (an interval over matches) and --deals at least 1")
+    opponents = [o for o in args.opponents.split(",") if o]
+    for o in opponents:
+        try:
+            resolve_opponent(o)
+        except ValueError as err:
+            ap.error(str(err))
+    seeds = match_seeds(args.seed, args.matches)
+    out = {}
+    print(f"| champion | opponent | mean of {args.matches} matches ± 95% (t) | worst match | matches lost |")
+    print("|---|---|---|---|---|")
+    with get_backend("multiprocess", workers=args.workers) as backend:
+        for path in args.runs:
+            run = load_run(path)
+            genome = run.records["champion"][-1]
+            for opp in opponents:
+                tasks = [(run.config.settings, genome, opp, args.deals, s) for s in seeds]
+                res = [0.0] * len(tasks)
+                for i, value in backend.map_unordered(_play, tasks):
+                    res[i] = value
+                r = out.setdefault(path, {})[opp] = summarise(res)
+                print(f"| {path} | {opp} | {r['mean']:+,.0f} ± {r['ci']:,.0f} | {r['worst']:+,.0f} | "
+                      f"{100 * r['lost']:.0f} % |", flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"deals": args.deals, "seed": args.seed, "results": out}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
