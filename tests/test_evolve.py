@@ -238,9 +238,9 @@ def test_run_files_from_before_the_lag_and_refit_options_read_as_the_papers_meth
 
 
 def test_options_at_their_defaults_stay_out_of_the_config_dict():
-    """Run files written before ``init``, ``calling_range`` and ``common_decks`` existed read back as equal
-    configs."""
-    assert not {"init", "calling_range", "common_decks"} & set(tiny().to_dict())
+    """Run files written before ``init``, ``calling_range``, ``common_decks`` and ``matches`` existed read back
+    as equal configs."""
+    assert not {"init", "calling_range", "common_decks", "matches"} & set(tiny().to_dict())
     cfg = tiny(init="handbuilt", calling_range=0.5, common_decks=True, opponents=("calling-machine",),
                budget=200)
     assert cfg.to_dict()["init"] == "handbuilt" and EvolveConfig.from_dict(cfg.to_dict()) == cfg

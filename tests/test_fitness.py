@@ -105,6 +105,27 @@ def test_earnings_matrix_is_every_match_on_common_decks_on_any_backend():
     assert np.array_equal(e, e2) and np.array_equal(actions, actions2)
 
 
+def test_matches_split_the_deals_into_matches_from_fresh_memories():
+    """``matches=3``: each pair's 12 deals are three 4-deal matches on consecutive decks, memories fresh for
+    each (the sums of three separate matches); one match is the plain match."""
+    cands = [ashe_player(handbuilt_genome(SMALL), SMALL), new_population(1, 4, SMALL).player(0)]
+    opps = ["scared-limper", "candid-statistician"]
+    e, _, _ = earnings_matrix(cands, opps, 12, 91, SerialBackend(), matches=3)
+    e1, _, _ = earnings_matrix(cands, opps, 12, 91, SerialBackend())
+    for i, c in enumerate(cands):
+        for j, o in enumerate(opps):
+            parts = [play_duplicate(c, o, 4, 91, first_deal=4 * m).hand_payoffs.sum() for m in range(3)]
+            assert e[i, j] == sum(parts)
+            assert e1[i, j] == play_duplicate(c, o, 12, 91).hand_payoffs.sum()
+    # the memory matters: an ASHE player's three short matches differ from its one long match somewhere
+    assert not np.array_equal(e, e1)
+    with get_backend("multiprocess", workers=2) as backend:
+        assert np.array_equal(earnings_matrix(cands, opps, 12, 91, backend, matches=3)[0], e)
+    for bad in (0, 5, 2.0):
+        with pytest.raises(ValueError, match="divides deals"):
+            earnings_matrix(cands, opps, 12, 91, SerialBackend(), matches=bad)
+
+
 # ----------------------------------------------------------------------------------------- evolution with ANE
 
 
@@ -119,6 +140,15 @@ def test_evaluate_ranks_by_ane_of_the_generations_common_decks():
     assert np.allclose(res["scores"], ane(e))
     assert list(res["survivors"]) == list(np.argsort(-ane(e), kind="stable")[:cfg.keep])
     assert res["samples_used"] == cfg.budget == 6 * 2 * 6
+
+
+def test_ane_run_with_several_matches_resumes_exactly(tmp_path):
+    cfg = EvolveConfig(**{**TINY_ANE, "matches": 3})
+    assert cfg.to_dict()["matches"] == 3 and EvolveConfig.from_dict(cfg.to_dict()) == cfg
+    whole = run_and_resume(cfg, tmp_path, stop_after=2)
+    plain = run_evolution(EvolveConfig(**TINY_ANE), tmp_path / "plain.h5").run
+    assert whole.records["fixed_mbb"].shape == plain.records["fixed_mbb"].shape
+    assert not np.array_equal(whole.records["fixed_mbb"], plain.records["fixed_mbb"])
 
 
 def test_hall_of_fame_last_and_best():
@@ -154,6 +184,9 @@ def test_ane_run_keeps_fixed_opponents_out_of_the_population_and_resumes_exactly
     ({"hall_policy": "best", "hall_of_fame": 1, "opponents": (), "fitness": "ane"}, "needs fixed|training"),
     ({"budget": 5}, "set --deals"),
     ({"fitness": "selector", "selector": "ar"}, "cannot rank candidates against fixed opponents"),
+    ({"matches": 4}, "must be a multiple of matches"),
+    ({"matches": 0}, "matches .* must be an integer >= 1"),
+    ({"matches": 2, "fitness": "selector", "selector": "pocbam"}, "matches applies to --fitness ane"),
 ])
 def test_bad_pool_options_are_value_errors(kw, match):
     with pytest.raises(ValueError, match=match):
@@ -199,7 +232,8 @@ def test_cli_preset_and_usage_errors(tmp_path):
     for args, match in ((["--fitness", "ane"], "needs fixed opponents"),
                         (["--preset", "ashe1", "--opponents", "nobody"], "unknown opponent"),
                         (["--preset", "ashe1", "--hall-of-fame", "250"], "hall_of_fame <= 249"),
-                        (["--preset", "ashe1", "--pool-weights", "1", "0", "0"], "positive number")):
+                        (["--preset", "ashe1", "--pool-weights", "1", "0", "0"], "positive number"),
+                        (["--preset", "ashe1", "--matches", "3"], "multiple of matches")):
         r = CliRunner().invoke(main, ["evolve", *args, "--out", str(tmp_path / "x.h5")])
         assert r.exit_code == 2 and match in r.output and "Traceback" not in r.output, (args, r.output)
 

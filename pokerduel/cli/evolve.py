@@ -83,6 +83,9 @@ def _parse_floats(text, hint):
                                            "in the fitness.")
 @click.option("--deals", type=click.IntRange(min=1), default=500, show_default=True,
               help="Duplicate deals per player and fixed opponent with --fitness ane (500 deals = 1,000 hands).")
+@click.option("--matches", type=click.IntRange(min=1), default=1, show_default=True,
+              help="With --fitness ane: play those deals as this many matches, each from fresh memories "
+                   "(1: ASHE 1.0's single match); must divide --deals.")
 @click.option("--population", type=click.IntRange(min=3), default=50, show_default=True, help="Players per generation.")
 @click.option("--generations", type=click.IntRange(min=1), default=250, show_default=True)
 @click.option("--keep", type=click.IntRange(min=2), default=15, show_default=True,
@@ -146,7 +149,7 @@ def _parse_floats(text, hint):
 @click.option("--scheduler", default=None, help="Dask scheduler address tcp://HOST:PORT.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 @click.pass_context
-def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_weights, pool_weights, deals,
+def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_weights, pool_weights, deals, matches,
            population, generations, keep, selector, budget, n0, repeat, lag, lag_thread, refit_every, selector_options,
            seed, hidden, prt_capacity, calling_range, reset, common_decks, rate_start, rate_end, sigma_start, sigma_end,
            init, init_range, hs_samples, panel_bots, panel_deals, panel_heldout, out, resume, overwrite, backend,
@@ -162,7 +165,7 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
 
     options = dict(
         fitness=fitness, opponents=split_specs(opponents), hall_of_fame=hall_of_fame,
-        hall_policy=hall_policy, pool_weights=tuple(pool_weights), deals=deals,
+        hall_policy=hall_policy, pool_weights=tuple(pool_weights), deals=deals, matches=matches,
         opponent_weights=_parse_floats(opponent_weights, "--opponent-weights"),
         population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
         repeat=repeat, lag=lag, refit_every=refit_every, seed=seed, hidden=hidden, prt_capacity=prt_capacity,

@@ -90,7 +90,8 @@ HALL_POLICIES = ("last", "best")
 #: hand-built reference genome plus that uniform noise)
 INITS = ("random", "handbuilt")
 #: options added after run files existed, left out of a config's dict at these defaults
-LATER_DEFAULTS = {"calling_range": 0.0, "init": "random", "common_decks": False, "opponent_weights": None}
+LATER_DEFAULTS = {"calling_range": 0.0, "init": "random", "common_decks": False, "opponent_weights": None,
+                  "matches": 1}
 #: named option sets (``--preset``); options given explicitly override them
 PRESETS = {
     "ashe1": {"fitness": "ane", "opponents": TRAINING_BOTS, "population": 50, "generations": 250, "keep": 15,
@@ -169,6 +170,10 @@ class EvolveConfig:
     ``opponent_weights`` (``--fitness selector``): the training opponents' relative weights within their
     pool (normalised to sum to 1; None: equal), e.g. the reciprocals of the margins each bot allows, so
     that a bot that loses 40 BB a hand does not outweigh one that loses 1.
+    ``matches`` (``--fitness ane``): each candidate's ``deals`` against a fixed opponent are played as that
+    many matches of ``deals / matches`` deals, each from fresh memories (1: ASHE 1.0's single match), so
+    that selection sees more of how a player's memory of an opponent can develop
+    (``docs/results/evolution.md`` §1: whole matches lost to a bad start).
     """
 
     population: int = 50
@@ -203,6 +208,7 @@ class EvolveConfig:
     deals: int = 500
     common_decks: bool = False
     opponent_weights: tuple | None = None
+    matches: int = 1
 
     def __post_init__(self):
         K = _check_int(self.population, "population (players per generation)", 3)
@@ -345,8 +351,15 @@ class EvolveConfig:
                 raise ValueError("opponent_weights applies to --fitness selector; fitness ane normalises each "
                                  "opponent by the generation's best result instead")
             object.__setattr__(self, "opponent_weights", tuple(float(x) for x in ow))
+        _check_int(self.matches, "matches (independent matches per candidate and fixed opponent)", 1)
+        object.__setattr__(self, "matches", int(self.matches))
+        if self.matches > 1 and self.fitness != "ane":
+            raise ValueError("matches applies to --fitness ane; a selector's pairs play one continuing match each")
         if self.fitness == "ane":
             _check_int(self.deals, "deals (duplicate deals per candidate and fixed opponent)", 1)
+            if self.deals % self.matches:
+                raise ValueError(f"deals ({self.deals}) must be a multiple of matches ({self.matches}): each match "
+                                 f"plays deals / matches duplicate deals")
         elif self.n_fixed and not SELECTORS[self.selector].supports_weights:
             able = [n for n, c in SELECTORS.items() if c.supports_weights]
             raise ValueError(f"selector {self.selector} cannot rank candidates against fixed opponents (opponents, "
@@ -700,7 +713,7 @@ def evaluate(cfg: EvolveConfig, genomes: np.ndarray, generation: int, opponents:
     candidates = [ashe_player(g, cfg.settings, name=f"g{generation}:{i}") for i, g in enumerate(genomes)]
     fixed = fixed_players(cfg, opponents, hall, champions)
     e, engine, actions = earnings_matrix(candidates, fixed, cfg.deals, ane_seed(cfg, generation), backend,
-                                         cfg.hs_samples)
+                                         cfg.hs_samples, matches=cfg.matches)
     E = np.full((len(genomes), cfg.n_fixed), np.nan)
     E[:, :e.shape[1]] = e
     pools = np.array([POOLS.index("opponents")] * len(opponents) + [POOLS.index("hall")] * cfg.hall_of_fame)

@@ -67,33 +67,44 @@ def play_pairs(task: dict) -> dict:
     """Worker function: each ``(i, j)`` of ``task["pairs"]``, candidate ``i`` against opponent ``j`` on the
     task's decks; returns their cumulative chips (``e_ij``) and seconds (plain data, any backend)."""
     cand, opps = task["candidates"], task["opponents"]
-    out = np.empty(len(task["pairs"]))
+    matches = task.get("matches", 1)
+    per = task["deals"] // matches
+    strengths = task["strengths"]
+    out = np.zeros(len(task["pairs"]))
     actions = np.zeros((len(task["pairs"]), 3), np.int64)
     t0 = time.perf_counter()
     for n, (i, j) in enumerate(task["pairs"]):
         a, b = cand[i], opps[j]
-        memory = (*a.new_memory(), *b.new_memory())
-        reset_memory(a.kind, a.params, memory[0], memory[1])
-        reset_memory(b.kind, b.params, memory[2], memory[3])
-        r = play_duplicate(a, b, task["deals"], task["seed"], hs_samples=task["hs_samples"],
-                           strengths=task["strengths"], memory=memory)
-        out[n] = float(r.hand_payoffs.sum())
-        if a.kind == ASHE:
-            actions[n] = action_counts(memory[0])
+        for m in range(matches):  # each match from fresh memories, on the next ``per`` deals of the decks
+            memory = (*a.new_memory(), *b.new_memory())
+            reset_memory(a.kind, a.params, memory[0], memory[1])
+            reset_memory(b.kind, b.params, memory[2], memory[3])
+            r = play_duplicate(a, b, per, task["seed"], first_deal=m * per, hs_samples=task["hs_samples"],
+                               strengths=None if strengths is None else strengths[m * per:(m + 1) * per],
+                               memory=memory)
+            out[n] += float(r.hand_payoffs.sum())
+            if a.kind == ASHE:
+                actions[n] += action_counts(memory[0])
     return {"pairs": task["pairs"], "earnings": out, "actions": actions, "seconds": time.perf_counter() - t0}
 
 
 def earnings_matrix(candidates: list, opponents: list, deals: int, seed: int, backend,
-                    hs_samples: int = DEFAULT_SAMPLES,
-                    tasks_per_worker: int = 4) -> tuple[np.ndarray, float, np.ndarray]:
+                    hs_samples: int = DEFAULT_SAMPLES, tasks_per_worker: int = 4,
+                    matches: int = 1) -> tuple[np.ndarray, float, np.ndarray]:
     """``e[i, j]``: candidate ``i``'s chips over ``deals`` duplicate deals against opponent ``j`` (players or
-    specs), every match on the same decks of ``seed``; the engine seconds the matches took; and each ASHE
+    specs), every pair on the same decks of ``seed``; the engine seconds the matches took; and each ASHE
     candidate's decisions over all its matches (``actions[i]``: folds, checks/calls, raises).
+
+    ``matches``: the deals of a pair are played as that many consecutive matches of ``deals / matches``
+    deals, each from fresh memories (1: one match, ASHE 1.0's). An adaptive player's result depends on how
+    its memory of the opponent develops; more matches sample that more often on the same hands.
 
     The (candidate, opponent) matches are split into about ``tasks_per_worker`` tasks per worker of
     ``backend`` (serial: one task)."""
     from ..players.base import make_player
 
+    if not isinstance(matches, (int, np.integer)) or matches < 1 or deals % matches:
+        raise ValueError(f"matches must be a positive integer that divides deals ({deals}), got {matches!r}")
     candidates = [make_player(c) for c in candidates]
     opponents = [make_player(o) for o in opponents]
     pairs = [(i, j) for j in range(len(opponents)) for i in range(len(candidates))]
@@ -106,7 +117,7 @@ def earnings_matrix(candidates: list, opponents: list, deals: int, seed: int, ba
     n_tasks = max(1, min(len(pairs), backend.workers * tasks_per_worker if backend.name != "serial" else 1))
     chunks = [pairs[t::n_tasks] for t in range(n_tasks)]
     base = {"candidates": candidates, "opponents": opponents, "deals": int(deals), "seed": int(seed),
-            "hs_samples": int(hs_samples), "strengths": strengths}
+            "hs_samples": int(hs_samples), "strengths": strengths, "matches": int(matches)}
     seconds = 0.0
     for _, res in backend.map_unordered(play_pairs, [{**base, "pairs": c} for c in chunks]):
         for (i, j), x, acts in zip(res["pairs"], res["earnings"], res["actions"]):
