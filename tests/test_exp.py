@@ -1,28 +1,14 @@
 """The inlined ``exp`` of the kernels against ``math.exp`` (glibc's), bit for bit."""
 
 import math
-import platform
 
 import numpy as np
-import pytest
 
 from pokerduel.infra.exp import exp, exp_into
 from pokerduel.infra.jit import kernel
+from tests.libm import requires_glibc_fma
 
-
-def _glibc_fma():
-    """glibc 2.28 or later on an x86-64 CPU with FMA: the ``exp`` that ``infra.exp`` reproduces."""
-    lib, version = platform.libc_ver()
-    if lib != "glibc" or tuple(int(v) for v in version.split(".")[:2]) < (2, 28) or platform.machine() != "x86_64":
-        return False
-    try:
-        with open("/proc/cpuinfo") as f:
-            return " fma " in f.read()
-    except OSError:
-        return False
-
-
-pytestmark = pytest.mark.skipif(not _glibc_fma(), reason="math.exp here is not glibc's FMA build")
+pytestmark = requires_glibc_fma("exp")
 
 
 @kernel

@@ -1,29 +1,15 @@
 """The inlined ``log`` of the kernels against ``math.log`` (glibc's), bit for bit."""
 
 import math
-import platform
 
 import numpy as np
-import pytest
 
 from pokerduel.infra.exp import as_bits
 from pokerduel.infra.jit import kernel
 from pokerduel.infra.log import log, log_into
+from tests.libm import requires_glibc_fma
 
-
-def _glibc_fma():
-    """glibc 2.28 or later on an x86-64 CPU with FMA: the ``log`` that ``infra.log`` reproduces."""
-    lib, version = platform.libc_ver()
-    if lib != "glibc" or tuple(int(v) for v in version.split(".")[:2]) < (2, 28) or platform.machine() != "x86_64":
-        return False
-    try:
-        with open("/proc/cpuinfo") as f:
-            return " fma " in f.read()
-    except OSError:
-        return False
-
-
-pytestmark = pytest.mark.skipif(not _glibc_fma(), reason="math.log here is not glibc's FMA build")
+pytestmark = requires_glibc_fma("log")
 
 
 @kernel
