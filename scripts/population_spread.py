@@ -18,29 +18,22 @@ import json
 import sys
 
 import numpy as np
+from champion_matches import _play
 
-from pokerduel.evolution.evolve import load_run, resolve_opponent
+from pokerduel.evolution.evolve import load_run
 from pokerduel.evolution.fitness import ane
 from pokerduel.infra.parallel import get_backend
-from pokerduel.play.matches import play_duplicate
 from pokerduel.players.base import TRAINING_BOTS
-from pokerduel.players.genomes import ashe_player
 
 #: decks no run trains on and no champion is tested on (``evolution_champions.TEST_SEED`` is 909,090,909)
 SPREAD_SEED = 909_090_911
-
-
-def _play(task):
-    settings, row, genome, bot, deals, seed = task
-    player = ashe_player(genome, settings, name=f"player{row}")
-    return play_duplicate(player, resolve_opponent(bot), deals, seed).mbb_per_hand()[0]
 
 
 def spread(path: str, deals: int, seed: int, backend) -> dict:
     """Results (mBB/hand) of the population and the champion (last row) against each training bot."""
     run = load_run(path)
     genomes = [*run.population, run.records["champion"][-1]]
-    tasks = [(run.config.settings, r, g, b, deals, seed) for r, g in enumerate(genomes) for b in TRAINING_BOTS]
+    tasks = [(run.config.settings, g, b, deals, seed) for g in genomes for b in TRAINING_BOTS]
     out = np.empty(len(tasks))
     for i, value in backend.map_unordered(_play, tasks):
         out[i] = value

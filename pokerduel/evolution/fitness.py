@@ -67,7 +67,7 @@ def play_pairs(task: dict) -> dict:
     """Worker function: each ``(i, j)`` of ``task["pairs"]``, candidate ``i`` against opponent ``j`` on the
     task's decks; returns their cumulative chips (``e_ij``) and seconds (plain data, any backend)."""
     cand, opps = task["candidates"], task["opponents"]
-    matches = task.get("matches", 1)
+    matches = task["matches"]
     per = task["deals"] // matches
     strengths = task["strengths"]
     out = np.zeros(len(task["pairs"]))
