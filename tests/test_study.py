@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from dataclasses import replace
 
 import h5py
 import numpy as np
@@ -102,6 +103,38 @@ def test_results_do_not_depend_on_the_worker_count_and_share_random_numbers():
     own = run_study(_config(methods=("uniform", "select-top"), own_budgets={"select-top": (8, 16, 24, 120)}))
     assert list(own.budgets[("thurstone", "select-top")]) == [8, 16, 24, 120]
     assert own.success[("thurstone", "select-top")].shape == (24, 4)
+
+
+class _Killed(Exception):
+    pass
+
+
+def test_a_killed_study_resumes_from_its_checkpoint_with_the_same_result(tmp_path):
+    cfg = _config(methods=("uniform", "pocbam", "ml-pocbam", "select-top"))
+    whole = run_study(cfg, workers=1)
+    partial = tmp_path / "study.h5.partial"
+
+    def kill_after_first_task(n):
+        raise _Killed                   # raised after the task's checkpoint write, like a kill -9 there
+
+    with pytest.raises(_Killed):
+        run_study(cfg, workers=2, progress=kill_after_first_task, checkpoint=partial, checkpoint_every=0)
+    with h5py.File(partial) as f:
+        held = int(f["done"][()].sum())
+    assert 0 < held < cfg.replications
+    seen = []
+    resumed = run_study(cfg, workers=1, progress=seen.append, checkpoint=partial)
+    assert seen[0] == held and sum(seen) == cfg.replications      # the held replications are not played again
+    assert not partial.exists()
+    for key in whole.success:
+        assert np.array_equal(whole.success[key], resumed.success[key]), key
+    for key in whole.ii:
+        assert np.array_equal(whole.ii[key], resumed.ii[key], equal_nan=True)
+    # a checkpoint of another study is refused, not mixed in
+    with pytest.raises(_Killed):
+        run_study(cfg, workers=1, progress=kill_after_first_task, checkpoint=partial, checkpoint_every=0)
+    with pytest.raises(ValueError, match="checkpoint of another study"):
+        run_study(_config(seed=6), checkpoint=partial)
 
 
 def test_replication_uses_the_same_instance_for_every_problem_and_method():
@@ -295,3 +328,33 @@ def test_studies_import_no_poker_code():
             "bad = [m for m in sys.modules if m.startswith(('pokerduel.engine', 'pokerduel.players', "
             "'pokerduel.play'))]; assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+
+def _killed_study(cfg, partial):
+    """Leave the checkpoint of ``cfg``'s study killed after its first task."""
+    def kill(n):
+        raise _Killed
+
+    with pytest.raises(_Killed):
+        run_study(cfg, progress=kill, checkpoint=partial, checkpoint_every=0)
+
+
+def test_cli_resumes_a_killed_study_and_refuses_another_studys_checkpoint(runner, tmp_path):
+    cfg = StudyConfig(K=5, k=1, budgets=(30, 60), methods=("uniform", "ml-pocbam"), problems=("thurstone",),
+                      replications=12, seed=1)
+    args = ["study", "synthetic", "--K", "5", "--k", "1", "--budgets", "30,60", "--methods", "uniform,ml-pocbam",
+            "--problem", "thurstone", "--reps", "12", "--seed", "1", "--workers", "1"]
+    out = tmp_path / "s.h5"
+    _killed_study(cfg, f"{out}.partial")
+    res = runner.invoke(main, [*args, "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert not os.path.exists(f"{out}.partial")
+    assert np.array_equal(StudyResult.load(out).success[("thurstone", "ml-pocbam")],
+                          run_study(cfg).success[("thurstone", "ml-pocbam")])
+    other = tmp_path / "o.h5"
+    _killed_study(replace(cfg, seed=2), f"{other}.partial")
+    res = runner.invoke(main, [*args, "--out", str(other)])
+    assert res.exit_code == 2 and "checkpoint of another study" in res.output, res.output
+    res = runner.invoke(main, [*args, "--out", str(other), "--overwrite"])
+    assert res.exit_code == 0, res.output

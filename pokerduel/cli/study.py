@@ -125,9 +125,15 @@ def synthetic(problems, K, k, methods, budget, points, budget_list, reps, seed, 
     plot = plot or os.path.splitext(out)[0] + ".png"
     check_output(out, "--out", overwrite=overwrite, kind=FORMAT)
     check_image(plot, "--plot", overwrite=overwrite, png_only=True)
+    partial = f"{out}.partial"  # the replications done so far: the same command resumes a killed study
+    if overwrite and os.path.exists(partial):
+        os.remove(partial)
     with click.progressbar(length=reps, label=f"study ({reps} replications, {workers} workers)", file=sys.stderr,
                            show_eta=True, show_pos=True) as bar:
-        result = run_study(config, workers=workers, progress=bar.update)
+        try:
+            result = run_study(config, workers=workers, progress=bar.update, checkpoint=partial)
+        except ValueError as err:      # a checkpoint of another study
+            raise click.UsageError(f"{err} (or pass --overwrite)") from None
     result.save(out)
     result.plot(plot)
     if as_json:

@@ -352,12 +352,15 @@ class StudyResult:
         return {"config": asdict(self.config), "seconds": self.seconds, "workers": self.workers,
                 "version": __version__, "curves": curves}
 
-    def save(self, path) -> None:
+    def save(self, path, *, done=None) -> None:
         """Write an HDF5 file atomically (a temporary name, then a rename), with attributes ``config``
-        (JSON), ``seed``, ``replications``, ``pokerduel_version``, ``format``, ``seconds`` and ``workers``."""
+        (JSON), ``seed``, ``replications``, ``pokerduel_version``, ``format``, ``seconds`` and ``workers``;
+        ``done`` (a checkpoint's mask of finished replications) is saved as dataset ``done``."""
         from ..infra.storage import atomic_h5, stamp
 
         with atomic_h5(path) as f:
+            if done is not None:
+                f["done"] = np.asarray(done, bool)
             stamp(f, FORMAT, FORMAT_VERSION, **json.loads(self.config.to_json()))
             f.attrs["seed"] = self.config.seed
             f.attrs["replications"] = self.config.replications
@@ -510,9 +513,16 @@ def atomic_savefig(fig, path) -> None:
 
 # --- running ----------------------------------------------------------------------------------------
 
-def _blocks(R: int, workers: int) -> list[tuple[int, int]]:
-    size = max(1, min(100, math.ceil(R / (8 * max(workers, 1)))))
-    return [(a, min(a + size, R)) for a in range(0, R, size)]
+def _blocks(R: int, workers: int, done=None) -> list[tuple[int, int]]:
+    """Runs of replications to play as tasks, about 8 per worker and at most 25 replications each (a
+    checkpoint's unit), over the replications not ``done`` (a boolean mask; all by default)."""
+    size = max(1, min(25, math.ceil(R / (8 * max(workers, 1)))))
+    todo = np.flatnonzero(~np.asarray(done, bool)) if done is not None else np.arange(R)
+    out = []
+    for run in np.split(todo, np.flatnonzero(np.diff(todo) != 1) + 1) if todo.size else []:
+        a, b = int(run[0]), int(run[-1]) + 1
+        out += [(r, min(r + size, b)) for r in range(a, b, size)]
+    return out
 
 
 def _block_task(args):
@@ -520,31 +530,10 @@ def _block_task(args):
     return r0, r1, _run_block(StudyConfig.from_json(cfg_json), r0, r1)
 
 
-def run_study(config: StudyConfig, *, workers: int = 1, progress=None) -> StudyResult:
-    """Run a study over ``workers`` processes (``multiprocess``); ``progress(n)`` is called with the number
-    of replications just finished. The result depends on ``config`` only, not on ``workers``."""
-    config.validate()
-    workers = _as_int(workers, "workers", 1)
-    R = config.replications
-    t0 = time.perf_counter()
-    _warm(config)                                     # compile or load the kernels before forking
-    blocks = _blocks(R, workers)
-    parts = []
-    if workers == 1 or len(blocks) == 1:
-        for r0, r1 in blocks:
-            parts.append((r0, r1, _run_block(config, r0, r1)))
-            if progress:
-                progress(r1 - r0)
-    else:
-        from multiprocess import Pool
-
-        cfg_json = config.to_json()
-        with Pool(processes=min(workers, len(blocks))) as pool:
-            for r0, r1, part in pool.imap_unordered(_block_task, [(cfg_json, a, b) for a, b in blocks]):
-                parts.append((r0, r1, part))
-                if progress:
-                    progress(r1 - r0)
+def _empty_results(config: StudyConfig) -> tuple[dict, dict, dict]:
+    """Budgets, and success and II matrices (replications x budgets) to fill, per (problem, method)."""
     budgets, success, ii = {}, {}, {}
+    R = config.replications
     for spec in config.problems:
         for m in config.methods:
             b = config.method_budgets(m)
@@ -552,17 +541,84 @@ def run_study(config: StudyConfig, *, workers: int = 1, progress=None) -> StudyR
             success[(spec, m)] = np.zeros((R, b.size), dtype=np.uint8)
             if m in _II_METHODS:
                 ii[(spec, m)] = np.full((R, b.size), np.nan, dtype=np.float32)
-    for r0, r1, part in parts:
+    return budgets, success, ii
+
+
+def _load_checkpoint(path, config: StudyConfig, success: dict, ii: dict) -> tuple[np.ndarray, float]:
+    """Fill ``success`` and ``ii`` from a study checkpoint of the same config; the replications it holds
+    and the seconds spent on them. ``ValueError`` if it belongs to another study."""
+    from ..infra.storage import open_checked
+
+    f, raw = open_checked(path, FORMAT, FORMAT_VERSION)
+    with f:
+        if raw != json.loads(config.to_json()) or "done" not in f:
+            raise ValueError(f"{path}: a checkpoint of another study (config {raw}); delete it to start over")
+        done = f["done"][()].astype(bool)
+        for (problem, method), s in success.items():
+            g = f[f"results/{problem}/{method}"]
+            s[done] = g["success"][()][done]
+            if (problem, method) in ii:
+                ii[(problem, method)][done] = g["ii"][()][done]
+        return done, float(f.attrs.get("seconds", 0.0))
+
+
+def run_study(config: StudyConfig, *, workers: int = 1, progress=None, checkpoint=None,
+              checkpoint_every: float = 10.0) -> StudyResult:
+    """Run a study over ``workers`` processes (``multiprocess``); ``progress(n)`` is called with the number
+    of replications just finished. The result depends on ``config`` only, not on ``workers``.
+
+    ``checkpoint``: an HDF5 file rewritten atomically with the replications done so far, after a finished
+    task once ``checkpoint_every`` seconds have passed since the last write. A run that finds it (same
+    config) plays only the others, so a study killed at any point resumes with the same result, having
+    lost only the work since the last write; the file is removed once the study is done."""
+    config.validate()
+    workers = _as_int(workers, "workers", 1)
+    R = config.replications
+    t0 = time.perf_counter()
+    budgets, success, ii = _empty_results(config)
+    done, earlier = np.zeros(R, bool), 0.0
+    last_write = [time.perf_counter()]
+    if checkpoint is not None and os.path.exists(checkpoint):
+        done, earlier = _load_checkpoint(checkpoint, config, success, ii)
+        if progress and done.any():
+            progress(int(done.sum()))
+
+    def record(r0: int, r1: int, part: dict) -> None:
         for (spec, m, what), arr in part.items():
             (success if what == "success" else ii)[(spec, m)][r0:r1] = arr
-    return StudyResult(config, budgets, success, ii, time.perf_counter() - t0, workers)
+        done[r0:r1] = True
+        if checkpoint is not None and not done.all() and time.perf_counter() - last_write[0] >= checkpoint_every:
+            last_write[0] = time.perf_counter()
+            partial = StudyResult(config, budgets, success, ii, earlier + time.perf_counter() - t0, workers)
+            partial.save(checkpoint, done=done)
+        if progress:
+            progress(r1 - r0)
+
+    blocks = _blocks(R, workers, done)
+    if blocks:
+        _warm(config)                                 # compile or load the kernels before forking
+    if workers == 1 or len(blocks) <= 1:
+        for r0, r1 in blocks:
+            record(r0, r1, _run_block(config, r0, r1))
+    else:
+        from multiprocess import Pool
+
+        cfg_json = config.to_json()
+        with Pool(processes=min(workers, len(blocks))) as pool:
+            for r0, r1, part in pool.imap_unordered(_block_task, [(cfg_json, a, b) for a, b in blocks]):
+                record(r0, r1, part)
+    if checkpoint is not None and os.path.exists(checkpoint):
+        os.remove(checkpoint)
+    return StudyResult(config, budgets, success, ii, earlier + time.perf_counter() - t0, workers)
 
 
 def run_or_load(config: StudyConfig, path, *, workers: int = 1, replot: bool = False,
                 label: str = "study") -> StudyResult:
     """The study saved at ``path`` (``replot``), or run it with a replication counter on stderr and save it.
 
-    The figure scripts' shared step: a run is saved before it is drawn, so a drawing can be redone.
+    The figure scripts' shared step: a run is saved before it is drawn, so a drawing can be redone. The
+    replications done so far are checkpointed in ``PATH.partial``: a killed run, started again with the
+    same command, continues from there (``run_study``).
     """
     import os
     import sys
@@ -575,7 +631,7 @@ def run_or_load(config: StudyConfig, path, *, workers: int = 1, replot: bool = F
         done[0] += n
         print(f"\r  {label}: {done[0]}/{config.replications} replications", end="", file=sys.stderr, flush=True)
 
-    res = run_study(config, workers=workers, progress=progress)
+    res = run_study(config, workers=workers, progress=progress, checkpoint=f"{path}.partial")
     print(file=sys.stderr)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     res.save(path)
