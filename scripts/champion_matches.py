@@ -40,6 +40,17 @@ def _play(task):
     return play_duplicate(ashe_player(genome, settings), resolve_opponent(opponent), deals, seed).mbb_per_hand()[0]
 
 
+def opponent_specs(ap: argparse.ArgumentParser, text: str) -> list[str]:
+    """The comma-separated opponent specs of ``text``; a usage error (exit 2) names an unknown one."""
+    specs = [o for o in text.split(",") if o]
+    for o in specs:
+        try:
+            resolve_opponent(o)
+        except ValueError as err:
+            ap.error(str(err))
+    return specs
+
+
 def summarise(results) -> dict:
     x = np.asarray(results, dtype=np.float64)
     half = float(t_dist.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)))
@@ -59,12 +70,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.matches < 2 or args.deals < 1:
         ap.error("--matches must be at least 2 (an interval over matches) and --deals at least 1")
-    opponents = [o for o in args.opponents.split(",") if o]
-    for o in opponents:
-        try:
-            resolve_opponent(o)
-        except ValueError as err:
-            ap.error(str(err))
+    opponents = opponent_specs(ap, args.opponents)
     seeds = match_seeds(args.seed, args.matches)
     out = {}
     print(f"| champion | opponent | mean of {args.matches} matches ± 95% (t) | worst match | matches lost |")

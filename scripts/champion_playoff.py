@@ -19,7 +19,7 @@ import json
 import sys
 
 import numpy as np
-from champion_matches import MATCHES_SEED, _play, match_seeds, summarise
+from champion_matches import MATCHES_SEED, _play, match_seeds, opponent_specs, summarise
 
 from pokerduel.evolution.evolve import load_run, resolve_opponent
 from pokerduel.evolution.fitness import ane, earnings_matrix, mbb_per_hand
@@ -67,12 +67,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.playoff_matches < 1 or args.deals < 1 or args.matches < 2:
         ap.error("--playoff-matches and --deals must be at least 1, --matches at least 2")
-    opponents = [o for o in args.opponents.split(",") if o]
-    for o in opponents:
-        try:
-            resolve_opponent(o)
-        except ValueError as err:
-            ap.error(str(err))
+    opponents = opponent_specs(ap, args.opponents)
     seeds = match_seeds(MATCHES_SEED, args.matches)
     results = {}
     print(f"| run | elites | playoff's choice | opponent | champion, {args.matches} matches | playoff's champion | "
