@@ -7,6 +7,7 @@ differences and where the curves cross) and the full results to ``runs/fig2<pane
     python scripts/fig2.py --panels a --reps 10000  # Fig 2a in full, timed (the 5-minute target)
     python scripts/fig2.py --panels c --reps-c 100  # (c) costs ~11 s a replication on one core: reduced count
     python scripts/fig2.py --panels a --var-prior 2 # POCBAm and ML-POCBAm with var_prior = 2: fig2a-vp2.*
+    python scripts/fig2.py --panels c --reps-c 10000 --scheduler tcp://HEAD:8786   # the paper's count on Dask
 
 The paper's budgets: 1,000 samples for K = 10 and 30,000 for K = 100, the first 3 samples of every pair
 as warm-up for the OCBA methods; SELECT/TOP's budget is varied through its repetitions per match.
@@ -74,7 +75,7 @@ def plot(res, maj, path, title):
     plt.close(fig)
 
 
-def run_panel(panel, reps, workers, seed, law, out_dir, runs_dir, replot=False, var_prior=0.0):
+def run_panel(panel, reps, workers, seed, law, out_dir, runs_dir, replot=False, var_prior=0.0, backend=None):
     K, k, top, step = PANELS[panel]
     suffix = ("" if law == "variance" else "-sd") + (f"-vp{var_prior:g}" if var_prior else "")
     # the variance prior (docs/selectors.md): POCBAm's and ML-POCBAm's pair variances shrunk toward the pooled one
@@ -83,7 +84,7 @@ def run_panel(panel, reps, workers, seed, law, out_dir, runs_dir, replot=False, 
     grid, st_grid = budgets(K, k, top, step)
     cfg = StudyConfig(K=K, k=k, budgets=grid, methods=METHODS, problems=("thurstone",), replications=reps,
                       seed=seed, variance_law=law, own_budgets={"select-top": st_grid}, options=options)
-    res = run_or_load(cfg, h5, workers=workers, replot=replot, label=f"fig 2{panel}")
+    res = run_or_load(cfg, h5, workers=workers, replot=replot, label=f"fig 2{panel}", backend=backend)
     if replot:
         reps, seed, workers = res.config.replications, res.config.seed, res.workers
     wall = res.seconds
@@ -96,7 +97,8 @@ def run_panel(panel, reps, workers, seed, law, out_dir, runs_dir, replot=False, 
         maj_cfg = StudyConfig(K=K, k=k, budgets=st_grid, methods=("select-top",), problems=("thurstone",),
                               replications=reps, seed=seed, variance_law=law,
                               options={"select-top": {"decide": "majority"}})
-        maj = run_or_load(maj_cfg, h5m, workers=workers, replot=replot, label=f"fig 2{panel}, majority")
+        maj = run_or_load(maj_cfg, h5m, workers=workers, replot=replot, label=f"fig 2{panel}, majority",
+                          backend=backend)
     law_text = ("sigma^2 ~ U[0,1]" if law == "variance" else "sigma ~ U[0,1]") + \
         (f", POCBAm and ML-POCBAm with var_prior {var_prior:g}" if var_prior else "")
     plot(res, maj, os.path.join(out_dir, f"fig2{panel}{suffix}.png"),
@@ -142,6 +144,8 @@ def main():
     ap.add_argument("--reps", type=int, default=10000, help="replications for panels a and b")
     ap.add_argument("--reps-c", type=int, default=100, help="replications for panel c")
     ap.add_argument("--workers", type=int, default=os.cpu_count())
+    ap.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                    help="run the replications on this Dask scheduler (e.g. tcp://head:8786) instead of local workers")
     ap.add_argument("--seed", type=int, default=2)
     ap.add_argument("--variance-law", choices=("variance", "sd"), default="variance")
     ap.add_argument("--out-dir", default="docs/results")
@@ -154,12 +158,20 @@ def main():
     if not args.var_prior >= 0:
         ap.error(f"--var-prior must be >= 0, got {args.var_prior}")
     os.makedirs(args.out_dir, exist_ok=True)
+    backend = None
+    if args.scheduler:
+        from pokerduel.infra.parallel import get_backend
+
+        backend = get_backend("dask", scheduler=args.scheduler)
     for panel in args.panels.replace(",", ""):
         if panel not in PANELS:
             ap.error(f"unknown panel {panel!r}; panels: a, b, c")
         reps = args.reps_c if panel == "c" else args.reps
-        run_panel(panel, reps, args.workers, args.seed, args.variance_law, args.out_dir, args.runs_dir, args.replot,
-                  args.var_prior)
+        workers = args.workers if backend is None else backend.workers
+        run_panel(panel, reps, workers, args.seed, args.variance_law, args.out_dir, args.runs_dir, args.replot,
+                  args.var_prior, backend)
+    if backend is not None:
+        backend.close()
     return 0
 
 

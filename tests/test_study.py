@@ -331,6 +331,19 @@ def test_studies_import_no_poker_code():
 
 
 
+def test_a_dask_cluster_gives_the_same_study():
+    pytest.importorskip("dask.distributed")
+    from pokerduel.infra.parallel import get_backend
+
+    cfg = _config(methods=("uniform", "ml-pocbam", "select-top"))
+    local = run_study(cfg, workers=1)
+    with get_backend("dask", workers=2, threads=True) as backend:
+        remote = run_study(cfg, backend=backend)
+    assert remote.workers == 2
+    for key in local.success:
+        assert np.array_equal(local.success[key], remote.success[key]), key
+
+
 def _killed_study(cfg, partial):
     """Leave the checkpoint of ``cfg``'s study killed after its first task."""
     def kill(n):

@@ -563,16 +563,17 @@ def _load_checkpoint(path, config: StudyConfig, success: dict, ii: dict) -> tupl
 
 
 def run_study(config: StudyConfig, *, workers: int = 1, progress=None, checkpoint=None,
-              checkpoint_every: float = 10.0) -> StudyResult:
-    """Run a study over ``workers`` processes (``multiprocess``); ``progress(n)`` is called with the number
-    of replications just finished. The result depends on ``config`` only, not on ``workers``.
+              checkpoint_every: float = 10.0, backend=None) -> StudyResult:
+    """Run a study over ``workers`` processes (``multiprocess``), or on ``backend`` (``infra.parallel``, e.g.
+    a Dask cluster; its workers replace ``workers``); ``progress(n)`` is called with the number of
+    replications just finished. The result depends on ``config`` only, not on the workers or the backend.
 
     ``checkpoint``: an HDF5 file rewritten atomically with the replications done so far, after a finished
     task once ``checkpoint_every`` seconds have passed since the last write. A run that finds it (same
     config) plays only the others, so a study killed at any point resumes with the same result, having
     lost only the work since the last write; the file is removed once the study is done."""
     config.validate()
-    workers = _as_int(workers, "workers", 1)
+    workers = _as_int(workers, "workers", 1) if backend is None else backend.workers
     R = config.replications
     t0 = time.perf_counter()
     budgets, success, ii = _empty_results(config)
@@ -597,7 +598,11 @@ def run_study(config: StudyConfig, *, workers: int = 1, progress=None, checkpoin
     blocks = _blocks(R, workers, done)
     if blocks:
         _warm(config)                                 # compile or load the kernels before forking
-    if workers == 1 or len(blocks) <= 1:
+    if backend is not None:
+        cfg_json = config.to_json()
+        for _, (r0, r1, part) in backend.map_unordered(_block_task, [(cfg_json, a, b) for a, b in blocks]):
+            record(r0, r1, part)
+    elif workers == 1 or len(blocks) <= 1:
         for r0, r1 in blocks:
             record(r0, r1, _run_block(config, r0, r1))
     else:
@@ -613,7 +618,7 @@ def run_study(config: StudyConfig, *, workers: int = 1, progress=None, checkpoin
 
 
 def run_or_load(config: StudyConfig, path, *, workers: int = 1, replot: bool = False,
-                label: str = "study") -> StudyResult:
+                label: str = "study", backend=None) -> StudyResult:
     """The study saved at ``path`` (``replot``), or run it with a replication counter on stderr and save it.
 
     The figure scripts' shared step: a run is saved before it is drawn, so a drawing can be redone. The
@@ -631,7 +636,7 @@ def run_or_load(config: StudyConfig, path, *, workers: int = 1, replot: bool = F
         done[0] += n
         print(f"\r  {label}: {done[0]}/{config.replications} replications", end="", file=sys.stderr, flush=True)
 
-    res = run_study(config, workers=workers, progress=progress, checkpoint=f"{path}.partial")
+    res = run_study(config, workers=workers, progress=progress, checkpoint=f"{path}.partial", backend=backend)
     print(file=sys.stderr)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     res.save(path)
