@@ -273,9 +273,9 @@ def runner():
 
 def test_cli_json_matches_the_python_api(runner, tmp_path):
     out = tmp_path / "r.h5"
-    args = ["study", "synthetic", "--K", "6", "--k", "2", "--methods", "uniform,ml-pocbam,select-top", "--budgets", "10,45,90",
-            "--reps", "20", "--seed", "3", "--problem", "thurstone", "--problem", "perturbed:0.3", "--workers", "2",
-            "--out", str(out), "--json"]
+    args = ["study", "synthetic", "--K", "6", "--k", "2", "--methods", "uniform,ml-pocbam,select-top",
+            "--budgets", "10,45,90", "--reps", "20", "--seed", "3", "--problem", "thurstone", "--problem",
+            "perturbed:0.3", "--workers", "2", "--out", str(out), "--json"]
     res = runner.invoke(main, args, catch_exceptions=False)
     assert res.exit_code == 0, res.output
     summary = json.loads(res.output.strip().splitlines()[-1])
@@ -292,8 +292,8 @@ def test_cli_json_matches_the_python_api(runner, tmp_path):
 
 def test_cli_prints_rates_and_writes_files(runner, tmp_path):
     out = tmp_path / "x.h5"
-    res = runner.invoke(main, ["study", "synthetic", "--K", "5", "--k", "1", "--budget", "60", "--points", "3", "--reps", "10",
-                               "--out", str(out), "--plot", str(tmp_path / "p.png"), "--workers", "1"])
+    res = runner.invoke(main, ["study", "synthetic", "--K", "5", "--k", "1", "--budget", "60", "--points", "3",
+                               "--reps", "10", "--out", str(out), "--plot", str(tmp_path / "p.png"), "--workers", "1"])
     assert res.exit_code == 0, res.output
     assert "success rate [95% CI]" in res.output and "ml-pocbam" in res.output and "select-top" in res.output
     assert (tmp_path / "p.png").exists() and out.exists()
