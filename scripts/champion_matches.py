@@ -40,6 +40,15 @@ def _play(task):
     return play_duplicate(ashe_player(genome, settings), resolve_opponent(opponent), deals, seed).mbb_per_hand()[0]
 
 
+def over_matches(settings, genome, opponent: str, seeds: list[int], deals: int, backend) -> dict:
+    """``genome``'s results against ``opponent`` in one match of ``deals`` deals per deck seed, summarised."""
+    tasks = [(settings, genome, opponent, deals, s) for s in seeds]
+    out = [0.0] * len(tasks)
+    for i, value in backend.map_unordered(_play, tasks):
+        out[i] = value
+    return summarise(out)
+
+
 def opponent_specs(ap: argparse.ArgumentParser, text: str) -> list[str]:
     """The comma-separated opponent specs of ``text``; a usage error (exit 2) names an unknown one."""
     specs = [o for o in text.split(",") if o]
@@ -80,11 +89,8 @@ def main(argv=None) -> int:
             run = load_run(path)
             genome = run.records["champion"][-1]
             for opp in opponents:
-                tasks = [(run.config.settings, genome, opp, args.deals, s) for s in seeds]
-                res = [0.0] * len(tasks)
-                for i, value in backend.map_unordered(_play, tasks):
-                    res[i] = value
-                r = out.setdefault(path, {})[opp] = summarise(res)
+                r = out.setdefault(path, {})[opp] = over_matches(run.config.settings, genome, opp, seeds,
+                                                                 args.deals, backend)
                 print(f"| {path} | {opp} | {r['mean']:+,.0f} ± {r['ci']:,.0f} | {r['worst']:+,.0f} | "
                       f"{100 * r['lost']:.0f} % |", flush=True)
     if args.json:

@@ -19,7 +19,7 @@ import json
 import sys
 
 import numpy as np
-from champion_matches import MATCHES_SEED, _play, match_seeds, opponent_specs, summarise
+from champion_matches import MATCHES_SEED, match_seeds, opponent_specs, over_matches, summarise
 
 from pokerduel.evolution.evolve import load_run, resolve_opponent
 from pokerduel.evolution.fitness import ane, earnings_matrix, mbb_per_hand
@@ -43,14 +43,6 @@ def playoff(path: str, matches: int, deals: int, seed: int, backend) -> dict:
     fit = ane(e)
     return {"elites": elites, "settings": run.config.settings, "mbb": mbb_per_hand(e, matches * deals),
             "ane": fit, "chosen": int(np.argmax(fit))}
-
-
-def over_matches(settings, genome, opponent: str, seeds: list[int], deals: int, backend) -> dict:
-    tasks = [(settings, genome, opponent, deals, s) for s in seeds]
-    out = [0.0] * len(tasks)
-    for i, value in backend.map_unordered(_play, tasks):
-        out[i] = value
-    return summarise(out)
 
 
 def main(argv=None) -> int:
