@@ -625,7 +625,6 @@ def run_or_load(config: StudyConfig, path, *, workers: int = 1, replot: bool = F
     replications done so far are checkpointed in ``PATH.partial``: a killed run, started again with the
     same command, continues from there (``run_study``).
     """
-    import os
     import sys
 
     if replot:
