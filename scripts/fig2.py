@@ -85,8 +85,9 @@ def run_panel(panel, reps, workers, seed, law, out_dir, runs_dir, replot=False, 
     cfg = StudyConfig(K=K, k=k, budgets=grid, methods=METHODS, problems=("thurstone",), replications=reps,
                       seed=seed, variance_law=law, own_budgets={"select-top": st_grid}, options=options)
     res = run_or_load(cfg, h5, workers=workers, replot=replot, label=f"fig 2{panel}", backend=backend)
+    workers = res.workers          # a Dask backend's, or the saved run's with --replot
     if replot:
-        reps, seed, workers = res.config.replications, res.config.seed, res.workers
+        reps, seed = res.config.replications, res.config.seed
     wall = res.seconds
     # SELECT/TOP with win/loss majorities (its original, preference-based form): a cheap extra study on the
     # same seed, hence the same instances and samples
@@ -167,8 +168,7 @@ def main():
         if panel not in PANELS:
             ap.error(f"unknown panel {panel!r}; panels: a, b, c")
         reps = args.reps_c if panel == "c" else args.reps
-        workers = args.workers if backend is None else backend.workers
-        run_panel(panel, reps, workers, args.seed, args.variance_law, args.out_dir, args.runs_dir, args.replot,
+        run_panel(panel, reps, args.workers, args.seed, args.variance_law, args.out_dir, args.runs_dir, args.replot,
                   args.var_prior, backend)
     if backend is not None:
         backend.close()
