@@ -1,4 +1,5 @@
-"""POCBAm's weighted decision in one pass over the pairs, with per-pair variances cached between decisions.
+"""Weighted decisions that keep work between decisions: POCBAm's in one pass over the pairs with per-pair
+variances cached, and the hybrid's refits with the decisions' fit cache.
 
 ``pocbam_decide_w`` (``_kernels``) makes five passes over the active pairs per decision (the pooled
 variance, the pair variances, the score means, the score variances, the largest variance reductions)
@@ -11,14 +12,16 @@ its work, and a lagged selector changes one pair's statistics per decision, so h
   computed in one pass, and each pair's eq 13 reduction is kept for the scan.
 
 Every value is computed by the same expression, and every sum adds the same terms in the same order, as
-``pocbam_decide_w`` does, so the decisions are the same bit for bit (tested against it).
+``pocbam_decide_w`` does, so the decisions are the same bit for bit (tested against it). The hybrid's
+refit decision (``hybrid_decide_w``) fits with the fit cache (``_kernels.fit_graph_cached``) and, in POCBAm
+mode, decides in this one pass: the same decisions as fitting afresh and deciding in five passes.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import _njit, data_scale2, pruned_scan_w
+from ._kernels import _njit, data_scale2, fit_graph_cached, intransitivity_index_w, ml_choose_w, pruned_scan_w
 
 
 def new_cache(P: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -87,3 +90,21 @@ def pocbam_decide_fused_w(k, pi, pj, wa, wb, n, nc, xbar, m2, var_floor, mu, var
             if d > D[j]:
                 D[j] = d
     return pruned_scan_w(mu, var, D, dvs, nc, pi, pj, wa, wb, k)  # ``choose_pair_w`` from here on
+
+
+@_njit
+def hybrid_decide_w(K, k, pidx, pi, pj, degree, wa, wb, colw, use_col, n, nc, xbar, m2, gamma, sig2, init,
+                    var_floor, fit_tol, max_iter, mu, var, pvar, per_sample, unbiased, threshold_ii, nu0, C, G,
+                    vcache, vn, dvs):
+    """``_kernels.hybrid_decide`` for weighted scores, with the decisions' fit cache ``(C, G)`` and the
+    one-pass decision's cache ``(vcache, vn, dvs)``. Returns (pair, II, mode, iters)."""
+    iters = fit_graph_cached(K, pidx, pi, pj, degree, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter,
+                             nu0, C, G)
+    ii = intransitivity_index_w(pi, pj, wa, wb, colw, use_col, n, xbar, m2, gamma, sig2, per_sample, unbiased,
+                                var_floor, mu, nu0)
+    if ii > threshold_ii:
+        p, c = pocbam_decide_fused_w(k, pi, pj, wa, wb, n, nc, xbar, m2, var_floor, mu, var, pvar, nu0, vcache, vn,
+                                     dvs)
+        return p, ii, 2, iters
+    p, c = ml_choose_w(k, pi, pj, wa, wb, colw, use_col, nc, gamma, sig2, mu, var)
+    return p, ii, 1, iters

@@ -1474,10 +1474,21 @@ def init_graph(pi, pj, degree, n, xbar, m2, floor, pool, gamma, sig2, nu0=0.0):
 def fit_graph(K, pidx, pi, pj, degree, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0=0.0):
     """``fit_thurstone`` on the active pairs (pairs never sampled are not in ``pi``, ``pj`` and so not in
     the likelihood), started from ``init_graph`` when ``init``. The fit needs a connected graph."""
+    C, G = _new_fit_cache(K, n.size)
+    return fit_graph_cached(K, pidx, pi, pj, degree, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter,
+                            nu0, C, G)
+
+
+@_njit
+def fit_graph_cached(K, pidx, pi, pj, degree, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0,
+                     C, G):
+    """``fit_graph`` with the fit cache ``(C, G)`` kept by the caller between fits (``fit_thurstone_cached``:
+    the same iterations, gamma and sig2 bit for bit)."""
     if init:
         pool = data_scale2(n, xbar, m2)
         init_graph(pi, pj, degree, n, xbar, m2, var_floor * pool, pool, gamma, sig2, nu0)
-    return fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, False, var_floor, fit_tol, max_iter, nu0)
+    return fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, False, var_floor, fit_tol, max_iter,
+                                nu0, C, G)
 
 
 @_njit
@@ -1510,10 +1521,11 @@ def ml_choose_w(k, pi, pj, wa, wb, colw, use_col, nc, gamma, sig2, mu, var):
 
 @_njit
 def ml_decide_w(K, k, pidx, pi, pj, degree, wa, wb, colw, use_col, n, nc, xbar, m2, gamma, sig2, init, var_floor,
-                fit_tol, max_iter, mu, var, nu0=0.0):
-    """``ml_decide`` for weighted scores: the fit over all K alternatives on the active pairs, then the
-    candidates' eq 9 posteriors and AEPCS. Returns (pair, c, iters)."""
-    iters = fit_graph(K, pidx, pi, pj, degree, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0)
+                fit_tol, max_iter, mu, var, nu0, C, G):
+    """``ml_decide`` for weighted scores: the fit over all K alternatives on the active pairs (with the
+    decisions' fit cache ``(C, G)``), then the candidates' eq 9 posteriors and AEPCS. Returns (pair, c, iters)."""
+    iters = fit_graph_cached(K, pidx, pi, pj, degree, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter,
+                             nu0, C, G)
     p, c = ml_choose_w(k, pi, pj, wa, wb, colw, use_col, nc, gamma, sig2, mu, var)
     return p, c, iters
 
@@ -1558,17 +1570,3 @@ def intransitivity_index_w(pi, pj, wa, wb, colw, use_col, n, xbar, m2, gamma, si
         d2 = (mo[i] - mu[i]) * (mo[i] - mu[i])
         acc += (vo[i] + d2) / (2.0 * vm[i]) + (vm[i] + d2) / (2.0 * vo[i]) - 1.0
     return 1.0 - math.exp(-acc / (2.0 * Kc))
-
-
-@_njit
-def hybrid_decide_w(K, k, pidx, pi, pj, degree, wa, wb, colw, use_col, n, nc, xbar, m2, gamma, sig2, init,
-                    var_floor, fit_tol, max_iter, mu, var, pvar, per_sample, unbiased, threshold_ii, nu0=0.0):
-    """``hybrid_decide`` for weighted scores. Returns (pair, II, mode, iters)."""
-    iters = fit_graph(K, pidx, pi, pj, degree, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0)
-    ii = intransitivity_index_w(pi, pj, wa, wb, colw, use_col, n, xbar, m2, gamma, sig2, per_sample, unbiased,
-                                var_floor, mu, nu0)
-    if ii > threshold_ii:
-        p, c = pocbam_decide_w(k, pi, pj, wa, wb, n, nc, xbar, m2, var_floor, mu, var, pvar, nu0)
-        return p, ii, 2, iters
-    p, c = ml_choose_w(k, pi, pj, wa, wb, colw, use_col, nc, gamma, sig2, mu, var)
-    return p, ii, 1, iters

@@ -251,7 +251,7 @@ class MLPOCBAm(Selector):
             p, self.last_c, iters = kern.ml_decide_w(
                 self.K, self.k, self.pidx, self.pi, self.pj, sw.degree, sw.wa, sw.wb, self._colw, self._use_col,
                 self.n, self._counts, self.xbar, self.m2, self._dgamma, self._dsig2, init, self.var_floor,
-                self.fit_tol, self.max_iter, self._mu, self._var, self.var_prior)
+                self.fit_tol, self.max_iter, self._mu, self._var, self.var_prior, *self._fit_cache)
         self._adopt_decision_fit(iters)
         return int(p)
 
@@ -359,11 +359,11 @@ class HybridMLPOCBAm(MLPOCBAm):
                 self._dsig2, init, self.var_floor, self.fit_tol, self.max_iter, self._mu, self._var, self._pvar,
                 per_sample, unbiased, self.threshold, self.var_prior, *self._fit_cache)
         else:
-            p, ii, mode, iters = kern.hybrid_decide_w(
+            p, ii, mode, iters = _fused.hybrid_decide_w(
                 self.K, self.k, self.pidx, self.pi, self.pj, sw.degree, sw.wa, sw.wb, self._colw, self._use_col,
                 self.n, self._counts, self.xbar, self.m2, self._dgamma, self._dsig2, init, self.var_floor,
                 self.fit_tol, self.max_iter, self._mu, self._var, self._pvar, per_sample, unbiased, self.threshold,
-                self.var_prior)
+                self.var_prior, *self._fit_cache, *self._fcache)
         self._adopt_decision_fit(iters)
         self._dii, self._dmode = ii, mode
         self.ii_trace[self.used] = ii
