@@ -5,9 +5,12 @@ as the run built it and fed the generation's recorded samples in the order it as
 are played), in one thread. Prints whether it asks for exactly the recorded pairs (so a change to the
 selectors can be checked against real runs), its decisions by mode, and the time per decision, in total
 and in the decision kernels. The time is the deciding thread's alone, so it is a fair comparison of
-selector code on a busy machine (``docs/benchmarks.md``).
+selector code on a busy machine (``docs/benchmarks.md``). ``--ties`` instead reports, for each run file,
+the generations that ended in the hybrid's ML-POCBAm mode and in how many of them the candidates around
+the k-th place had model scores equal to within 10⁻⁶ (``docs/results/evolution.md`` §3).
 
     python scripts/replay_selection.py runs/hbp_mixed_w63/seed1.h5 --generations 1,58,60
+    python scripts/replay_selection.py runs/hbp_mixed_w63/seed1.h5 runs/hbm_mixed_w63/seed*.h5 --ties
 """
 
 from __future__ import annotations
@@ -93,22 +96,45 @@ def replay(path: str, generation: int, group) -> dict:
             "kernels": {k: 1e6 * v / decisions for k, v in seconds.items()}}
 
 
+def ml_ties(path: str) -> tuple[int, int, float]:
+    """(generations that ended in ML-POCBAm mode, those with a tie at the k-th place, ML share of decisions)."""
+    with h5py.File(path, "r") as h:
+        group = h["generations"]
+        final = group["final_mode"][:]
+        tied = 0
+        for g in np.flatnonzero(final == 1):
+            scores = np.sort(group["scores"][g])[::-1]
+            kth = scores[len(group["survivors"][g]) - 1]
+            tied += int(np.sum(np.abs(scores - kth) <= 1e-6 * max(1.0, abs(kth))) > 1)
+        return int(np.sum(final == 1)), tied, float(np.nanmean(group["ml_fraction"][:]))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("run_file")
+    ap.add_argument("run_files", nargs="+")
     ap.add_argument("--generations", default="1", help="comma-separated generation indices")
+    ap.add_argument("--ties", action="store_true", help="report the ML-POCBAm generations' ties instead")
     args = ap.parse_args(argv)
+    if args.ties:
+        print("| run | generations ended in ML-POCBAm mode | of them tied at the k-th place | ML share of decisions |")
+        print("|---|---|---|---|")
+        for path in args.run_files:
+            n, tied, share = ml_ties(path)
+            print(f"| {path} | {n} | {tied} | {share:.1%} |")
+        return 0
     gens = [int(g) for g in args.generations.split(",")]
-    print("| generation | same pairs as the run | decisions: ML-POCBAm / POCBAm mode | µs a decision "
+    print("| run | generation | same pairs as the run | decisions: ML-POCBAm / POCBAm mode | µs a decision "
           "| of it in kernels |")
-    print("|---|---|---|---|---|")
-    with h5py.File(args.run_file, "r") as h:
-        group = h["generations"]
-        for g in gens:
-            r = replay(args.run_file, g, group)
-            modes = "" if r["modes"] is None else f"{r['modes'][0]:,} / {r['modes'][1]:,}"
-            kernels = ", ".join(f"`{k}` {v:.1f}" for k, v in r["kernels"].items() if v >= 0.05)
-            print(f"| {g} | {'yes' if r['same'] else '**no**'} | {modes} | {r['us']:.1f} | {kernels} |", flush=True)
+    print("|---|---|---|---|---|---|")
+    for path in args.run_files:
+        with h5py.File(path, "r") as h:
+            group = h["generations"]
+            for g in gens:
+                r = replay(path, g, group)
+                modes = "" if r["modes"] is None else f"{r['modes'][0]:,} / {r['modes'][1]:,}"
+                kernels = ", ".join(f"`{k}` {v:.1f}" for k, v in r["kernels"].items() if v >= 0.05)
+                print(f"| {path} | {g} | {'yes' if r['same'] else '**no**'} | {modes} | {r['us']:.1f} | {kernels} |",
+                      flush=True)
     return 0
 
 
