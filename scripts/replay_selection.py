@@ -27,9 +27,9 @@ from pokerduel.selectors import SELECTORS, _fused
 from pokerduel.selectors import _kernels as kern
 
 #: the decision kernels timed (module, name)
-KERNELS = ((_fused, "pocbam_decide_fused_w"), (_fused, "hybrid_decide_w"), (kern, "ml_choose_w"),
-           (kern, "ml_decide_w"), (kern, "pocbam_decide"), (kern, "ml_choose"), (kern, "ml_decide"),
-           (kern, "hybrid_decide"))
+KERNELS = ((_fused, "pocbam_decide_fused_w"), (_fused, "hybrid_decide_w"), (kern, "hybrid_decide_w"),
+           (kern, "ml_choose_w"), (kern, "ml_decide_w"), (kern, "pocbam_decide"), (kern, "ml_choose"),
+           (kern, "ml_decide"), (kern, "hybrid_decide"))
 
 
 class RecordedOracle:
@@ -53,7 +53,9 @@ def _timed(seconds: dict):
     """Wrap the decision kernels so that their time adds up in ``seconds`` (undone by the returned call)."""
     saved = []
     for mod, name in KERNELS:
-        f = getattr(mod, name)
+        f = getattr(mod, name, None)
+        if f is None:           # an older tree (a baseline on PYTHONPATH) keeps it elsewhere
+            continue
 
         def g(*args, _f=f, _name=name):
             t = time.perf_counter()
