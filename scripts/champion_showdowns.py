@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import numpy as np
 
-from pokerduel.engine.rules import BIG_BLIND, FOLD, RAISE
-from pokerduel.play.matches import play_duplicate
-from pokerduel.players.base import HELDOUT_BOTS, TRAINING_BOTS, make_player, split_specs
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-TEST_SEED = 909_090_909  # the test decks of scripts/evolution_champions.py
+from evolution_champions import TEST_SEED  # noqa: E402
+
+from pokerduel.engine.rules import BIG_BLIND, FOLD, RAISE  # noqa: E402
+from pokerduel.play.matches import play_duplicate  # noqa: E402
+from pokerduel.players.base import HELDOUT_BOTS, TRAINING_BOTS, make_player, split_specs  # noqa: E402
 
 
 def showdown_stats(player, opponent, deals: int, seed: int) -> dict:
