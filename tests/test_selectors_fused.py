@@ -11,6 +11,8 @@ from pokerduel.selectors import _fused, candidates_vs_opponents, make_selector
 from pokerduel.selectors import _kernels as kern
 from pokerduel.selectors.weights import pool_weights, resolve_weights
 
+ONE = np.empty(1, np.int64)   # one best pair: the sequential decision
+
 
 def _problem(Kc, n_fixed, seed):
     K = Kc + n_fixed
@@ -38,9 +40,9 @@ def test_fused_decision_equals_pocbam_decide_w(Kc, n_fixed, n0, nu0):
     for step in range(300):
         mu, var, pvar = np.empty(Kc), np.empty(Kc), np.empty(P)
         mu2, var2, pvar2 = np.empty(Kc), np.empty(Kc), np.empty(P)
-        want = kern.pocbam_decide_w(k, sw.pi, sw.pj, sw.wa, sw.wb, n, nc, xbar, m2, 1e-12, mu, var, pvar, nu0)
+        want = kern.pocbam_decide_w(k, sw.pi, sw.pj, sw.wa, sw.wb, n, nc, xbar, m2, 1e-12, mu, var, pvar, nu0, ONE)
         got = _fused.pocbam_decide_fused_w(k, sw.pi, sw.pj, sw.wa, sw.wb, n, nc, xbar, m2, 1e-12, mu2, var2, pvar2,
-                                           nu0, *cache)
+                                           nu0, *cache, ONE)
         assert got[0] == want[0] and np.array_equal([got[1]], [want[1]], equal_nan=True)
         for a, b in ((mu, mu2), (var, var2), (pvar, pvar2)):
             assert np.array_equal(a, b, equal_nan=True)
@@ -64,8 +66,8 @@ def test_fused_cache_follows_counts_recorded_elsewhere():
             kern.record(n, xbar, m2, p, float(means[p] + 1.0 * rng.normal()))
         out = [np.empty(6), np.empty(6), np.empty(P)]
         ref = [np.empty(6), np.empty(6), np.empty(P)]
-        a = _fused.pocbam_decide_fused_w(2, sw.pi, sw.pj, sw.wa, sw.wb, n, n, xbar, m2, 1e-12, *out, 0.0, *cache)
-        b = kern.pocbam_decide_w(2, sw.pi, sw.pj, sw.wa, sw.wb, n, n, xbar, m2, 1e-12, *ref, 0.0)
+        a = _fused.pocbam_decide_fused_w(2, sw.pi, sw.pj, sw.wa, sw.wb, n, n, xbar, m2, 1e-12, *out, 0.0, *cache, ONE)
+        b = kern.pocbam_decide_w(2, sw.pi, sw.pj, sw.wa, sw.wb, n, n, xbar, m2, 1e-12, *ref, 0.0, ONE)
         assert a == b
         assert all(np.array_equal(x, y) for x, y in zip(out, ref))
 
@@ -98,9 +100,10 @@ def test_weighted_refits_with_caches_equal_a_plain_reference(name, threshold):
             ii = kern.intransitivity_index_w(s.pi, s.pj, sw.wa, sw.wb, colw, use_col, n, xbar, m2, gamma, sig2,
                                              True, False, 1e-12, np.empty(Kc), 0.0)
             if threshold is not None and ii > threshold:
-                want = kern.pocbam_decide_w(k, s.pi, s.pj, sw.wa, sw.wb, n, n, xbar, m2, 1e-12, mu, var, pvar, 0.0)
+                want = kern.pocbam_decide_w(k, s.pi, s.pj, sw.wa, sw.wb, n, n, xbar, m2, 1e-12, mu, var, pvar, 0.0,
+                                            ONE)
             else:
-                want = kern.ml_choose_w(k, s.pi, s.pj, sw.wa, sw.wb, colw, use_col, n, gamma, sig2, mu, var)
+                want = kern.ml_choose_w(k, s.pi, s.pj, sw.wa, sw.wb, colw, use_col, n, gamma, sig2, mu, var, ONE)
             assert want[0] == p, t
             if threshold is not None:
                 assert s.ii_trace[t] == ii

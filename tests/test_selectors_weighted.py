@@ -313,7 +313,7 @@ def test_pruned_weighted_scan_equals_the_full_scan():
         var = np.empty(Kc)
         kern.wscore_variances(sw.pi, sw.pj, sw.wa, sw.wb, n, pvar, var)
         var += rng.uniform(0, 0.1, Kc) * rng.choice([0.0, 1.0])
-        a = kern.choose_pair_w(mu, var, pvar, n, sw.pi, sw.pj, sw.wa, sw.wb, k)
+        a = kern.choose_pair_w(mu, var, pvar, n, sw.pi, sw.pj, sw.wa, sw.wb, k, np.empty(1, np.int64))
         b = kern.choose_pair_scan_w(mu, var, pvar, n, sw.pi, sw.pj, sw.wa, sw.wb, k)
         assert a == b, (trial, a, b)
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import MutableMapping
 
-from .base import Selector, Trace, check_lag, check_weights_support
+from .base import Selector, Trace, check_batch, check_lag, check_weights_support
 from .pocbam import HybridMLPOCBAm, MLPOCBAm, POCBAm, Uniform
 from .problems import (
     BernoulliOracle,
@@ -104,6 +104,9 @@ def make_selector(name: str, oracle, k: int, budget: int, **options) -> Selector
     if "lag" in options and not cls.supports_lag:   # only lag 0 is allowed, which the method has anyway
         check_lag(cls, options["lag"])
         options = {key: v for key, v in options.items() if key != "lag"}
+    if "batch" in options and not cls.supports_batch:   # only batch 1 is allowed, which the method has anyway
+        check_batch(cls, options["batch"], False)
+        options = {key: v for key, v in options.items() if key != "batch"}
     for key in ("candidates", "weights"):          # the same for the plain mode (both None)
         if key in options and not cls.supports_weights:
             check_weights_support(cls, options.get("candidates"), options.get("weights"))

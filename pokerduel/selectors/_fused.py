@@ -30,8 +30,9 @@ def new_cache(P: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @_njit
-def pocbam_decide_fused_w(k, pi, pj, wa, wb, n, nc, xbar, m2, var_floor, mu, var, pvar, nu0, vcache, vn, dvs):
-    """``_kernels.pocbam_decide_w``, the same result bit for bit, in one pass; returns (pair, c).
+def pocbam_decide_fused_w(k, pi, pj, wa, wb, n, nc, xbar, m2, var_floor, mu, var, pvar, nu0, vcache, vn, dvs, top):
+    """``_kernels.pocbam_decide_w``, the same result bit for bit, in one pass; returns (pair, c) and fills
+    ``top`` as ``pruned_scan_w`` does.
 
     ``vcache``, ``vn``, ``dvs`` (``new_cache``) belong to one selector: ``vcache[p]`` is ``m2[p] / (n[p] - 1)``
     when ``vn[p] == n[p]``."""
@@ -89,22 +90,23 @@ def pocbam_decide_fused_w(k, pi, pj, wa, wb, n, nc, xbar, m2, var_floor, mu, var
             d = b * b * dv
             if d > D[j]:
                 D[j] = d
-    return pruned_scan_w(mu, var, D, dvs, nc, pi, pj, wa, wb, k)  # ``choose_pair_w`` from here on
+    return pruned_scan_w(mu, var, D, dvs, nc, pi, pj, wa, wb, k, top)  # ``choose_pair_w`` from here on
 
 
 @_njit
 def hybrid_decide_w(K, k, pidx, pi, pj, degree, wa, wb, colw, use_col, n, nc, xbar, m2, gamma, sig2, init,
                     var_floor, fit_tol, max_iter, mu, var, pvar, per_sample, unbiased, threshold_ii, nu0, C, G,
-                    vcache, vn, dvs):
+                    vcache, vn, dvs, top):
     """``_kernels.hybrid_decide`` for weighted scores, with the decisions' fit cache ``(C, G)`` and the
-    one-pass decision's cache ``(vcache, vn, dvs)``. Returns (pair, II, mode, iters)."""
+    one-pass decision's cache ``(vcache, vn, dvs)``. Returns (pair, II, mode, iters); fills ``top`` as
+    ``_kernels.pruned_scan_w`` does."""
     iters = fit_graph_cached(K, pidx, pi, pj, degree, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter,
                              nu0, C, G)
     ii = intransitivity_index_w(pi, pj, wa, wb, colw, use_col, n, xbar, m2, gamma, sig2, per_sample, unbiased,
                                 var_floor, mu, nu0)
     if ii > threshold_ii:
         p, c = pocbam_decide_fused_w(k, pi, pj, wa, wb, n, nc, xbar, m2, var_floor, mu, var, pvar, nu0, vcache, vn,
-                                     dvs)
+                                     dvs, top)
         return p, ii, 2, iters
-    p, c = ml_choose_w(k, pi, pj, wa, wb, colw, use_col, nc, gamma, sig2, mu, var)
+    p, c = ml_choose_w(k, pi, pj, wa, wb, colw, use_col, nc, gamma, sig2, mu, var, top)
     return p, ii, 1, iters

@@ -1341,14 +1341,15 @@ def _pair_gain_w_dv(p, dv, mu, var, pi, pj, wa, wb, sign, base, c):
 
 
 @_njit
-def choose_pair_w(mu, var, pvar, n, pi, pj, wa, wb, k):
+def choose_pair_w(mu, var, pvar, n, pi, pj, wa, wb, k, top):
     """``choose_pair`` for the weighted scores of the K_c candidates (``mu``, ``var`` of length K_c).
 
     AEPCS (eq 14) runs over the candidates only, with ``c`` of eq 11 between the k-th and (k+1)-th
     candidate. The pruned scan is ``choose_pair``'s, with each end's variance reduction ``w^2 dv``: ``D_i``
     is the largest such reduction among i's pairs, and the linear bound of a pair is ``dv (w_ij^2 R_i +
     w_ji^2 R_j)`` (``R`` as in ``choose_pair``, valid for any reduction up to ``D_i``); an end without a
-    positive weight (a fixed opponent) contributes nothing. The answer equals ``choose_pair_scan_w``'s."""
+    positive weight (a fixed opponent) contributes nothing. The answer equals ``choose_pair_scan_w``'s; ``top``
+    receives the ``top.size`` best pairs (``pruned_scan_w``)."""
     Kc = mu.size
     dvs = _reductions(pvar, n)
     D = np.zeros(Kc)
@@ -1361,14 +1362,19 @@ def choose_pair_w(mu, var, pvar, n, pi, pj, wa, wb, k):
             d = wb[p] * wb[p] * dvs[p]
             if d > D[pj[p]]:
                 D[pj[p]] = d
-    return pruned_scan_w(mu, var, D, dvs, n, pi, pj, wa, wb, k)
+    return pruned_scan_w(mu, var, D, dvs, n, pi, pj, wa, wb, k, top)
 
 
 @_njit
-def pruned_scan_w(mu, var, D, dvs, n, pi, pj, wa, wb, k):
-    """``choose_pair_w``'s scan given each pair's reduction ``dvs`` and each candidate's largest ``D``."""
+def pruned_scan_w(mu, var, D, dvs, n, pi, pj, wa, wb, k, top):
+    """``choose_pair_w``'s scan given each pair's reduction ``dvs`` and each candidate's largest ``D``.
+
+    Fills ``top`` with the ``top.size`` pairs of largest AEPCS, best first (ties to the lower pair index;
+    ``-1`` past the pairs with a finite gain) and returns ``(top[0], c)``. A pair is evaluated only when its
+    bound can beat the last pair kept, so one pair (``top.size == 1``) gives ``choose_pair_w``'s answer."""
     Kc = mu.size
     P = pi.size
+    nb = top.size
     c, sign, base = _sides(mu, var, k)
     U = np.empty(Kc)
     for i in range(Kc):
@@ -1398,30 +1404,51 @@ def pruned_scan_w(mu, var, D, dvs, n, pi, pj, wa, wb, k):
         if b > b0:
             b0 = b
             p0 = p
-    best = _pair_gain_w_dv(p0, dvs[p0], mu, var, pi, pj, wa, wb, sign, base, c)
-    bestp = p0
-    if not best == best:      # NaN
-        best = -np.inf
-        bestp = -1
+    gains = np.empty(nb)      # the gains of ``top[:kept]``, in decreasing order
+    kept = _keep_top(top, gains, 0, p0, _pair_gain_w_dv(p0, dvs[p0], mu, var, pi, pj, wa, wb, sign, base, c))
     for p in range(P):
+        if p == p0:
+            continue
         i = pi[p]
         j = pj[p]
-        ua = U[i] if wa[p] > 0.0 else 0.0
-        ub = U[j] if wb[p] > 0.0 else 0.0
-        b = ua + ub
-        if b < best or (b == best and p > bestp):
-            continue
-        ra = wa[p] * wa[p] * R[i] if wa[p] > 0.0 else 0.0
-        rb = wb[p] * wb[p] * R[j] if wb[p] > 0.0 else 0.0
-        if dvs[p] * (ra + rb) < best - 1e-9 * (1.0 + abs(best)):
-            continue
-        g = _pair_gain_w_dv(p, dvs[p], mu, var, pi, pj, wa, wb, sign, base, c)
-        if g > best or (g == best and p < bestp):
-            best = g
-            bestp = p
-    if bestp < 0:
-        bestp = np.argmin(n)
-    return bestp, c
+        if kept == nb:        # only a pair that can displace the last one kept is evaluated
+            worst = gains[nb - 1]
+            ua = U[i] if wa[p] > 0.0 else 0.0
+            ub = U[j] if wb[p] > 0.0 else 0.0
+            b = ua + ub
+            if b < worst or (b == worst and p > top[nb - 1]):
+                continue
+            ra = wa[p] * wa[p] * R[i] if wa[p] > 0.0 else 0.0
+            rb = wb[p] * wb[p] * R[j] if wb[p] > 0.0 else 0.0
+            if dvs[p] * (ra + rb) < worst - 1e-9 * (1.0 + abs(worst)):
+                continue
+        kept = _keep_top(top, gains, kept, p, _pair_gain_w_dv(p, dvs[p], mu, var, pi, pj, wa, wb, sign, base, c))
+    for r in range(kept, nb):
+        top[r] = -1
+    if kept == 0:
+        top[0] = np.argmin(n)
+    return top[0], c
+
+
+@_njit
+def _keep_top(top, gains, kept, p, g):
+    """Insert pair ``p`` of gain ``g`` into the ``kept`` best pairs ``top`` (gains decreasing, ties to the lower
+    pair index), dropping the last one when full; a NaN gain is never kept. Returns the new count kept."""
+    if not g == g:
+        return kept
+    nb = top.size
+    r = kept
+    while r > 0 and (g > gains[r - 1] or (g == gains[r - 1] and p < top[r - 1])):
+        r -= 1
+    if r >= nb:
+        return kept
+    last = kept if kept < nb else nb - 1
+    for s in range(last, r, -1):
+        top[s] = top[s - 1]
+        gains[s] = gains[s - 1]
+    top[r] = p
+    gains[r] = g
+    return kept + 1 if kept < nb else nb
 
 
 @_njit
@@ -1441,14 +1468,14 @@ def choose_pair_scan_w(mu, var, pvar, n, pi, pj, wa, wb, k):
 
 
 @_njit
-def pocbam_decide_w(k, pi, pj, wa, wb, n, nc, xbar, m2, var_floor, mu, var, pvar, nu0=0.0):
+def pocbam_decide_w(k, pi, pj, wa, wb, n, nc, xbar, m2, var_floor, mu, var, pvar, nu0, top):
     """``pocbam_decide`` for weighted scores: posterior ``N(sum_j w_ij xbar_ij, sum_j w_ij^2 s2_ij / n_ij)``
-    of each candidate, AEPCS over the candidates. Returns (pair, c)."""
+    of each candidate, AEPCS over the candidates. Returns (pair, c); ``top`` as in ``pruned_scan_w``."""
     pool = data_scale2(n, xbar, m2)
     sample_variances(n, m2, var_floor * pool, pool, pvar, nu0)
     wscore_means(pi, pj, wa, wb, xbar, mu)
     wscore_variances(pi, pj, wa, wb, nc, pvar, var)
-    return choose_pair_w(mu, var, pvar, nc, pi, pj, wa, wb, k)
+    return choose_pair_w(mu, var, pvar, nc, pi, pj, wa, wb, k, top)
 
 
 @_njit
@@ -1513,20 +1540,20 @@ def model_posterior_w(pi, pj, wa, wb, colw, use_col, n, gamma, sig2, mu, var):
 
 
 @_njit
-def ml_choose_w(k, pi, pj, wa, wb, colw, use_col, nc, gamma, sig2, mu, var):
-    """``ml_choose`` for weighted scores."""
+def ml_choose_w(k, pi, pj, wa, wb, colw, use_col, nc, gamma, sig2, mu, var, top):
+    """``ml_choose`` for weighted scores; ``top`` as in ``pruned_scan_w``."""
     model_posterior_w(pi, pj, wa, wb, colw, use_col, nc, gamma, sig2, mu, var)
-    return choose_pair_w(mu, var, sig2, nc, pi, pj, wa, wb, k)
+    return choose_pair_w(mu, var, sig2, nc, pi, pj, wa, wb, k, top)
 
 
 @_njit
 def ml_decide_w(K, k, pidx, pi, pj, degree, wa, wb, colw, use_col, n, nc, xbar, m2, gamma, sig2, init, var_floor,
-                fit_tol, max_iter, mu, var, nu0, C, G):
+                fit_tol, max_iter, mu, var, nu0, C, G, top):
     """``ml_decide`` for weighted scores: the fit over all K alternatives on the active pairs (with the
     decisions' fit cache ``(C, G)``), then the candidates' eq 9 posteriors and AEPCS. Returns (pair, c, iters)."""
     iters = fit_graph_cached(K, pidx, pi, pj, degree, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter,
                              nu0, C, G)
-    p, c = ml_choose_w(k, pi, pj, wa, wb, colw, use_col, nc, gamma, sig2, mu, var)
+    p, c = ml_choose_w(k, pi, pj, wa, wb, colw, use_col, nc, gamma, sig2, mu, var, top)
     return p, c, iters
 
 

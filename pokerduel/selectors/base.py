@@ -42,6 +42,20 @@ def check_lag(cls, lag) -> int:
     return lag
 
 
+def check_batch(cls, batch, weighted: bool) -> int:
+    """``batch`` as an int, if selector class ``cls`` accepts it (``ValueError`` otherwise); ``weighted``: the
+    selector has candidates or weights."""
+    batch = _check_int(batch, "batch (samples per decision, the best pairs of one decision)", 1, "")
+    if batch > 1 and not (cls.supports_batch and weighted):
+        from . import SELECTORS
+
+        able = [name for name, c in SELECTORS.items() if c.supports_batch]
+        raise ValueError(f"batch > 1 needs a selector that ranks pairs ({', '.join(able)}) with candidates or "
+                         f"weights (fixed opponents, a weighted score); got {cls.name}"
+                         f"{' without them' if cls.supports_batch else ''}; allowed: batch = 1")
+    return batch
+
+
 def check_weights_support(cls, candidates, weights) -> None:
     """``ValueError`` unless selector class ``cls`` accepts the given ``candidates`` / ``weights`` (``None``
     for both is always accepted)."""
@@ -93,6 +107,13 @@ class Selector:
         Only the pairs a candidate weights (``w_ij > 0``) are sampled: the **active pairs**, in the
         warm-up as well (``docs/selectors.md``, *Fixed opponents and weights*). Only the selectors with
         ``supports_weights`` accept ``candidates`` or ``weights``.
+    batch : samples per decision (default 1: a decision per sample, as in the papers). With ``batch = b`` a
+        decision ranks the pairs once and the next ``b`` samples take its ``b`` best pairs, best first (fewer
+        where fewer pairs have a finite gain; the next decision comes when they are used up), so the
+        decisions cost ``1 / b`` as much per sample. Unlike ``repeat`` (``b`` samples of one pair) it spreads
+        the samples over ``b`` pairs; unlike the sequential method it does not update the posteriors between
+        them (``docs/selectors.md``, *Batch*). Only the selectors with ``supports_batch`` accept ``batch >
+        1``, with ``candidates`` or ``weights``; it combines with ``lag``.
 
     The anytime answer ``top_k()`` always returns ``k`` distinct indices (of candidates), best first;
     before the warm-up is complete it ranks by the score of the sample means (unsampled pairs count 0).
@@ -108,6 +129,8 @@ class Selector:
     supports_lag = False
     #: whether the method accepts ``candidates`` and ``weights`` (fixed opponents, a weighted score)
     supports_weights = False
+    #: whether the method accepts ``batch > 1`` (with candidates or weights): its ``_decide`` fills ``_top``
+    supports_batch = False
 
     @classmethod
     def min_budget(cls, K: int, k: int, **options) -> int:
@@ -119,7 +142,7 @@ class Selector:
         return max(int(n0) * (n_pairs(K) if sw is None else sw.pi.size), 1)
 
     def __init__(self, oracle, k: int, budget: int, *, n0: int = 3, rng: np.random.Generator | None = None,
-                 lag: int = 0, candidates: int | None = None, weights=None):
+                 lag: int = 0, candidates: int | None = None, weights=None, batch: int = 1):
         K = getattr(oracle, "K", None)
         if not callable(getattr(oracle, "sample", None)) or isinstance(K, bool) \
                 or not isinstance(K, (int, np.integer)) or K < 2:
@@ -167,6 +190,12 @@ class Selector:
         # the sample counts of the posteriors: ``n`` plus the pending samples (a copy kept up to date from
         # the first lagged decision on; ``n`` itself without a lag)
         self._counts = self.n
+        self.batch = check_batch(type(self), batch, sw is not None)
+        #: a decision's best pairs, best first (``_decide`` fills it where ``supports_batch``), and the ones
+        #: not yet sampled
+        self._top = np.full(self.batch, -1, dtype=np.int64)
+        self._queued: deque = deque()
+        self.decisions = 0          # calls of ``_decide`` (with a batch, fewer than the samples after the warm-up)
 
     # --- sampling -------------------------------------------------------------------------------------
     def is_finished(self) -> bool:
@@ -228,10 +257,21 @@ class Selector:
 
     def _decide_lagged(self) -> int:
         """``_decide()``, with a lag from ``_counts``: ``n`` plus the pending samples' pairs (the caller
-        counts the decision's own pair there when it becomes pending)."""
+        counts the decision's own pair there when it becomes pending); with a batch, the last decision's
+        next best pair while there is one."""
+        if self._queued:
+            self._batch_step()
+            return self._queued.popleft()
         if self.lag and self._counts is self.n:     # the first decision: nothing pending yet
             self._counts = self.n.copy()
-        return self._decide()
+        p = self._decide()
+        self.decisions += 1
+        if self.batch > 1:
+            self._queued.extend(q for q in self._top[1:].tolist() if q >= 0)
+        return p
+
+    def _batch_step(self) -> None:
+        """Hook: a sample of the last decision's batch, not its first, is about to be taken."""
 
     def _take(self, p: int, m: int) -> None:
         """``m`` consecutive samples of pair ``p`` (the same values and state as ``m`` steps choosing ``p``),
@@ -297,7 +337,10 @@ class Selector:
         """The decisions of ``run`` with the oracle in a second thread, at most ``lag + 1`` samples ahead.
 
         The numba kernels of the engine and of the selectors release the GIL, so a poker oracle's deals
-        and the method's decisions use two cores. After an oracle error the selector cannot go on."""
+        and the method's decisions use two cores. Each decision's samples (its ``batch`` best pairs) go to
+        the oracle thread as one request, and the samples that become visible are recorded in one kernel
+        call: the deciding thread's Python per sample, which holds the GIL the deals need between two
+        engine calls, is what is left to hide. After an oracle error the selector cannot go on."""
         asks, wake = queue.SimpleQueue(), queue.SimpleQueue()
         done: list = []          # the samples in decision order (an exception ends it)
         sample = self.oracle.sample
@@ -307,57 +350,79 @@ class Selector:
         every = max(1, (self.lag + 1) // 2)
 
         def play():
-            while (pair := asks.get()) is not None:
-                try:
-                    done.append(float(sample(*pair)))
-                except BaseException as err:  # noqa: BLE001 - handed to the deciding thread
-                    done.append(err)
-                    wake.put(None)
-                    return
-                if len(done) % every == 0 or asks.empty():
+            while (pairs := asks.get()) is not None:
+                for i, j in pairs:
+                    try:
+                        done.append(float(sample(i, j)))
+                    except BaseException as err:  # noqa: BLE001 - handed to the deciding thread
+                        done.append(err)
+                        wake.put(None)
+                        return
+                    if len(done) % every == 0:
+                        wake.put(None)
+                if asks.empty():
                     wake.put(None)
 
         taken = 0
 
-        def next_result() -> float:
+        def results(m: int) -> list:
+            """The next ``m`` samples in decision order (waiting for the oracle thread)."""
             nonlocal taken
-            while len(done) <= taken:
+            end = taken + m
+            while len(done) < end and not (done and isinstance(done[-1], BaseException)):
                 wake.get()
-            x = done[taken]
-            taken += 1
-            if isinstance(x, BaseException):
-                raise x
-            return x
+            if isinstance(done[-1], BaseException) and len(done) <= end:
+                raise done[-1]
+            out = done[taken:end]
+            taken = end
+            return out
+
+        def next_result() -> float:
+            return results(1)[0]
 
         worker = threading.Thread(target=play, name="pokerduel-oracle", daemon=True)
         worker.start()
         try:
             pi, pj = self.pi.tolist(), self.pj.tolist()
-            tp, tx, pending, budget = self._tp, self._tx, self._pending, self.budget
+            tp, tx, pending, budget, counts = self._tp, self._tx, self._pending, self.budget, None
             # ``_see_pending`` inlined where seeing a sample is recording it (no ``_after_sample`` hook)
             inline = type(self)._after_sample is Selector._after_sample
-            n, xbar, m2, record = self.n, self.xbar, self.m2, kern.record
+            n, xbar, m2 = self.n, self.xbar, self.m2
             while self.used < budget:
                 t = self.used
-                p = self._decide_lagged()
-                asks.put((pi[p], pj[p]))
-                tp[t] = p
-                tx[t] = np.nan
-                self.used = t + 1
-                pending.append((t, p, None))
-                self._counts[p] += 1
+                chunk = [self._decide_lagged()]
+                counts = self._counts
+                counts[chunk[0]] += 1
+                while self._queued and t + len(chunk) < budget:   # the rest of the decision's batch
+                    self.used = t + len(chunk)
+                    q = self._decide_lagged()
+                    counts[q] += 1
+                    chunk.append(q)
+                m = len(chunk)
+                asks.put([(pi[q], pj[q]) for q in chunk])
+                tp[t:t + m] = chunk
+                tx[t:t + m] = np.nan
+                self.used = t + m
+                pending.extend((t + r, q, None) for r, q in enumerate(chunk))
                 if not inline:
                     self._see_pending(next_result)
                     continue
-                keep = self.lag if t + 1 < budget else 0
-                while len(pending) > keep:
+                see = len(pending) - (self.lag if t + m < budget else 0)
+                while see > 0 and pending[0][2] is not None:     # samples taken by step() before run()
                     s, q, x = pending.popleft()
-                    if x is None:
-                        x = next_result()
-                        if not math.isfinite(x):
-                            self._bad_sample(pi[q], pj[q], x)
-                        tx[s] = x
-                    record(n, xbar, m2, q, x)
+                    kern.record(n, xbar, m2, q, x)
+                    see -= 1
+                if see > 0:
+                    s0 = pending[0][0]
+                    xs = np.array(results(see), dtype=np.float64)
+                    ps = tp[s0:s0 + see]
+                    bad = np.flatnonzero(~np.isfinite(xs))
+                    if bad.size:
+                        self._bad_sample(pi[ps[bad[0]]], pj[ps[bad[0]]], float(xs[bad[0]]))
+                    tx[s0:s0 + see] = xs
+                    kern.record_many(n, xbar, m2, ps, xs)
+                    for _ in range(see):
+                        pending.popleft()
         finally:
             asks.put(None)
             worker.join()

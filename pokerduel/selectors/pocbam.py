@@ -73,7 +73,8 @@ def _pocbam_choice(sel, counts) -> tuple[int, float]:
         return kern.pocbam_decide(sel.K, sel.k, sel.pidx, sel.pi, sel.pj, sel.n, counts, sel.xbar, sel.m2,
                                   sel.var_floor, sel._mu, sel._var, sel._pvar, sel.var_prior)
     return _fused.pocbam_decide_fused_w(sel.k, sel.pi, sel.pj, sw.wa, sw.wb, sel.n, counts, sel.xbar, sel.m2,
-                                        sel.var_floor, sel._mu, sel._var, sel._pvar, sel.var_prior, *sel._fcache)
+                                        sel.var_floor, sel._mu, sel._var, sel._pvar, sel.var_prior, *sel._fcache,
+                                        sel._top)
 
 
 class Uniform(Selector):
@@ -107,10 +108,12 @@ class POCBAm(Selector):
     name = "pocbam"
     supports_lag = True
     supports_weights = True
+    supports_batch = True
 
-    def __init__(self, oracle, k, budget, *, n0=3, rng=None, lag=0, candidates=None, weights=None,
+    def __init__(self, oracle, k, budget, *, n0=3, rng=None, lag=0, candidates=None, weights=None, batch=1,
                  var_floor: float = 1e-12, var_prior: float = 0.0):
-        super().__init__(oracle, k, budget, n0=n0, rng=rng, lag=lag, candidates=candidates, weights=weights)
+        super().__init__(oracle, k, budget, n0=n0, rng=rng, lag=lag, candidates=candidates, weights=weights,
+                         batch=batch)
         self.var_floor = _check_positive(var_floor, "var_floor")
         self.var_prior = check_var_prior(var_prior)
         self._mu = np.empty(self.candidates)
@@ -148,10 +151,11 @@ class MLPOCBAm(Selector):
     var_floor : ML variances are floored at ``var_floor`` times the squared data scale (default
         ``1e-12``); without a floor noiseless data have an unbounded likelihood.
     refit_every : refit the model at every ``refit_every``-th decision (default 1: every decision, as
-        Table 1 does). The decisions between reuse the last fit (and the hybrid its II and mode) with the
-        current sample counts, pending ones included; the hybrid's POCBAm mode also uses the current
-        sample statistics. A refit costs most of a decision (a Newton solve in K - 1 unknowns); this
-        divides that cost by ``refit_every`` where a large population makes it dominate.
+        Table 1 does; with ``batch`` a decision serves ``batch`` samples). The decisions between reuse the
+        last fit (and the hybrid its II and mode) with the current sample counts, pending ones included;
+        the hybrid's POCBAm mode also uses the current sample statistics. A refit costs most of a decision
+        (a Newton solve in K - 1 unknowns); this divides that cost by ``refit_every`` where a large
+        population makes it dominate.
     var_prior : prior weight ``nu0 >= 0`` (pseudo-samples) of the pooled variance in each pair variance
         (module docstring): the fit maximises eq 4 plus ``nu0`` pseudo-samples per pair, so ``sigma2_ij =
         (nu0 s2_pool + n_ij (s2b_ij + r_ij^2)) / (nu0 + n_ij)`` given gamma, and the hybrid's POCBAm mode
@@ -169,11 +173,13 @@ class MLPOCBAm(Selector):
     name = "ml-pocbam"
     supports_lag = True
     supports_weights = True
+    supports_batch = True
 
-    def __init__(self, oracle, k, budget, *, n0=3, rng=None, lag=0, candidates=None, weights=None,
+    def __init__(self, oracle, k, budget, *, n0=3, rng=None, lag=0, candidates=None, weights=None, batch=1,
                  warm_start: bool = True, fit_tol: float = 1e-8, max_iter: int = 200, var_floor: float = 1e-12,
                  refit_every: int = 1, var_prior: float = 0.0):
-        super().__init__(oracle, k, budget, n0=n0, rng=rng, lag=lag, candidates=candidates, weights=weights)
+        super().__init__(oracle, k, budget, n0=n0, rng=rng, lag=lag, candidates=candidates, weights=weights,
+                         batch=batch)
         sw = self.score_weights
         if sw is not None and not connected(self.K, self.pi, self.pj):
             raise ValueError(f"{self.name} fits one Thurstone quality per alternative, so the weighted pairs must link "
@@ -234,7 +240,8 @@ class MLPOCBAm(Selector):
                                             self._dsig2, self._mu, self._var)
         else:
             p, self.last_c = kern.ml_choose_w(self.k, self.pi, self.pj, sw.wa, sw.wb, self._colw, self._use_col,
-                                              self._counts, self._dgamma, self._dsig2, self._mu, self._var)
+                                              self._counts, self._dgamma, self._dsig2, self._mu, self._var,
+                                              self._top)
         return int(p)
 
     def _decide(self) -> int:
@@ -251,7 +258,7 @@ class MLPOCBAm(Selector):
             p, self.last_c, iters = kern.ml_decide_w(
                 self.K, self.k, self.pidx, self.pi, self.pj, sw.degree, sw.wa, sw.wb, self._colw, self._use_col,
                 self.n, self._counts, self.xbar, self.m2, self._dgamma, self._dsig2, init, self.var_floor,
-                self.fit_tol, self.max_iter, self._mu, self._var, self.var_prior, *self._fit_cache)
+                self.fit_tol, self.max_iter, self._mu, self._var, self.var_prior, *self._fit_cache, self._top)
         self._adopt_decision_fit(iters)
         return int(p)
 
@@ -363,12 +370,15 @@ class HybridMLPOCBAm(MLPOCBAm):
                 self.K, self.k, self.pidx, self.pi, self.pj, sw.degree, sw.wa, sw.wb, self._colw, self._use_col,
                 self.n, self._counts, self.xbar, self.m2, self._dgamma, self._dsig2, init, self.var_floor,
                 self.fit_tol, self.max_iter, self._mu, self._var, self._pvar, per_sample, unbiased, self.threshold,
-                self.var_prior, *self._fit_cache, *self._fcache)
+                self.var_prior, *self._fit_cache, *self._fcache, self._top)
         self._adopt_decision_fit(iters)
         self._dii, self._dmode = ii, mode
         self.ii_trace[self.used] = ii
         self.mode_trace[self.used] = mode
         return int(p)
+
+    def _batch_step(self) -> None:
+        self.ii_trace[self.used], self.mode_trace[self.used] = self._dii, self._dmode
 
     def intransitivity_index(self) -> float:
         """Eq 17 for all samples so far (fits the model first); over the candidates' weighted scores."""
