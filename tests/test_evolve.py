@@ -16,8 +16,10 @@ from click.testing import CliRunner
 
 from pokerduel.cli import main
 from pokerduel.evolution.evolve import (
+    DEFAULT_BATCH,
     DEFAULT_LAG,
     DEFAULT_REFIT,
+    LAG_BATCHES,
     ConfigMismatch,
     EvolveConfig,
     generation_oracle,
@@ -117,6 +119,11 @@ def test_tser_tiers_elites_and_children():
     (dict(selector="select-top", lag=2), "select-top does not take lag > 0"),
     (dict(lag=2, repeat=3), "lag or repeat"), (dict(selector_options={"lag": 2}), "may not set"),
     (dict(refit_every=0), "refit_every"), (dict(selector="pocbam", refit_every=2), "refit_every applies to"),
+    (dict(batch=0), "batch"), (dict(batch=2), "got hybrid without them"),
+    (dict(selector_options={"batch": 2}), "may not set"),
+    (dict(selector="uniform", opponents=("calling-machine",), batch=2), "got uniform; allowed: batch = 1"),
+    (dict(opponents=("calling-machine",), batch=2, repeat=2, lag=0), "batch or repeat"),
+    (dict(opponents=("calling-machine",), fitness="ane", budget=None, batch=2), "batch applies to --fitness selector"),
     (dict(init="zeros"), "init must be one of"), (dict(calling_range=2.0), "calling_range must be"),
     (dict(common_decks=True), "needs fixed opponents"), (dict(common_decks=1), "common_decks must be"),
     (dict(common_decks=True, fitness="ane", opponents=("calling-machine",)), "applies to --fitness selector"),
@@ -138,6 +145,15 @@ def test_default_budget_n0_lag_and_refit():
     assert (tiny(selector="select-top").lag, tiny(selector="select-top").refit_every) == (0, 1)
     assert tiny(selector="uniform").lag == 0 and tiny(selector="uniform", lag=3).lag == 3
     assert tiny(repeat=3).lag == 0 and tiny(lag=0, refit_every=1).run_options == {}
+    # with fixed opponents a decision serves a batch of samples, and the lag holds LAG_BATCHES batches
+    opp = ("calling-machine",)
+    fixed = tiny(opponents=opp)
+    assert DEFAULT_BATCH > 1 and cfg.batch == 1
+    assert (fixed.batch, fixed.lag) == (DEFAULT_BATCH, max(DEFAULT_LAG, LAG_BATCHES * DEFAULT_BATCH))
+    assert fixed.run_options == {"lag": fixed.lag, "refit_every": DEFAULT_REFIT, "batch": DEFAULT_BATCH}
+    assert (tiny(opponents=opp, batch=1).lag, tiny(opponents=opp, batch=2, lag=5).lag) == (DEFAULT_LAG, 5)
+    assert tiny(opponents=opp, selector="uniform").batch == tiny(opponents=opp, repeat=3).batch == 1
+    assert tiny(opponents=opp, fitness="ane", budget=None).batch == 1
     u = tiny(selector="uniform")
     assert u.n0 == 1 and u.budget == 2 * 15
     # a budget below the warm-up plus one sample per pair: one warm-up sample per pair

@@ -233,7 +233,9 @@ def test_cli_preset_and_usage_errors(tmp_path):
                         (["--preset", "ashe1", "--opponents", "nobody"], "unknown opponent"),
                         (["--preset", "ashe1", "--hall-of-fame", "250"], "hall_of_fame <= 249"),
                         (["--preset", "ashe1", "--pool-weights", "1", "0", "0"], "positive number"),
-                        (["--preset", "ashe1", "--matches", "3"], "multiple of matches")):
+                        (["--preset", "ashe1", "--matches", "3"], "multiple of matches"),
+                        (["--opponents", "calling-machine", "--selector", "uniform", "--batch", "2"],
+                         "got uniform; allowed: batch = 1")):
         r = CliRunner().invoke(main, ["evolve", *args, "--out", str(tmp_path / "x.h5")])
         assert r.exit_code == 2 and match in r.output and "Traceback" not in r.output, (args, r.output)
 
@@ -285,15 +287,19 @@ def test_populations_of_evolved_players_from_run_files(tmp_path):
 # ----------------------------------------------------------------------------------------- fixed opponents, selectors
 
 
-@pytest.mark.parametrize("selector", ["uniform", "pocbam", "hybrid"])
-def test_selector_mode_with_fixed_opponents_ranks_candidates_only_and_resumes_exactly(tmp_path, selector):
+@pytest.mark.parametrize("selector,batch", [("uniform", 1), ("pocbam", 1), ("hybrid", 1), ("pocbam", 3), ("hybrid", 4)])
+def test_selector_mode_with_fixed_opponents_ranks_candidates_only_and_resumes_exactly(tmp_path, selector, batch):
     cfg = EvolveConfig(population=6, generations=4, keep=3, selector=selector, opponents=("calling-machine", "random"),
                        hall_of_fame=2, pool_weights=(1.0, 0.5, 2.0), seed=4, panel_deals=4,
-                       panel_bots=("calling-machine",), prt_capacity=256)
+                       panel_bots=("calling-machine",), prt_capacity=256, batch=batch)
     assert cfg.played_pairs == 15 + 6 * 4 and cfg.budget == (cfg.n0 + 1) * cfg.played_pairs
     whole = run_and_resume(cfg, tmp_path, stop_after=1)
     rec = whole.records
     assert np.all(rec["samples_used"] == cfg.budget)
+    warm = cfg.n0 * cfg.played_pairs                       # with the hall of fame full (generations 2 on)
+    if batch > 1:     # a decision per batch of pairs (fewer where fewer pairs had a finite gain)
+        assert np.all(rec["decisions"][2:] >= -(-(cfg.budget - warm) // batch))
+        assert np.all(rec["decisions"][2:] < cfg.budget - warm)
     assert rec["survivors"].max() < cfg.population
     i, j = rec["trace_i"], rec["trace_j"]
     assert np.all(i < cfg.population)                      # every sample has a candidate (two fixed never meet)

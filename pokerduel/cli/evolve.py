@@ -101,14 +101,18 @@ def _parse_floats(text, hint):
               help="Consecutive samples of the pair each selector decision picks (fewer model fits).")
 @click.option("--lag", type=click.IntRange(min=0), default=None,
               help="Samples still pending at a selector decision: deals play in a second thread while the "
-                   "selector decides (uniform, pocbam, ml-pocbam, hybrid)  [default: 8 for pocbam, ml-pocbam and "
-                   "hybrid, 0 otherwise; 0 is the paper's method].")
+                   "selector decides (uniform, pocbam, ml-pocbam, hybrid)  [default: 8, or 4 batches if more, for "
+                   "pocbam, ml-pocbam and hybrid, 0 otherwise; 0 is the paper's method].")
 @click.option("--lag-thread/--lag-inline", default=True, show_default=True,
               help="With a lag: play the deals in a second thread while the selector decides, or between its "
                    "decisions in one thread (the same run file; faster where no core is free).")
 @click.option("--refit-every", type=click.IntRange(min=1), default=None,
               help="ML-POCBAm and hybrid decisions per refit of the Thurstone model  [default: 8 for them; "
                    "1 is the paper's method].")
+@click.option("--batch", type=click.IntRange(min=1), default=None,
+              help="Samples per selector decision with fixed opponents: the next BATCH samples take one decision's "
+                   "best pairs (pocbam, ml-pocbam, hybrid)  [default: 8 for them with --fitness selector and "
+                   "--opponents or --hall-of-fame, else 1; 1 is the paper's method].")
 @click.option("--selector-option", "selector_options", multiple=True, metavar="NAME=VALUE",
               help="Extra selector option, e.g. threshold=0.17 (repeatable).")
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
@@ -150,10 +154,10 @@ def _parse_floats(text, hint):
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 @click.pass_context
 def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_weights, pool_weights, deals, matches,
-           population, generations, keep, selector, budget, n0, repeat, lag, lag_thread, refit_every, selector_options,
-           seed, hidden, prt_capacity, calling_range, reset, common_decks, rate_start, rate_end, sigma_start, sigma_end,
-           init, init_range, hs_samples, panel_bots, panel_deals, panel_heldout, out, resume, overwrite, backend,
-           workers, scheduler, as_json):
+           population, generations, keep, selector, budget, n0, repeat, lag, lag_thread, refit_every, batch,
+           selector_options, seed, hidden, prt_capacity, calling_range, reset, common_decks, rate_start, rate_end,
+           sigma_start, sigma_end, init, init_range, hs_samples, panel_bots, panel_deals, panel_heldout, out, resume,
+           overwrite, backend, workers, scheduler, as_json):
     """Evolve ASHE players: each generation a top-k selector picks the survivors, TSER makes the rest.
 
     Every generation is checkpointed atomically to OUT; after an interruption, the same command with
@@ -168,7 +172,8 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
         hall_policy=hall_policy, pool_weights=tuple(pool_weights), deals=deals, matches=matches,
         opponent_weights=_parse_floats(opponent_weights, "--opponent-weights"),
         population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
-        repeat=repeat, lag=lag, refit_every=refit_every, seed=seed, hidden=hidden, prt_capacity=prt_capacity,
+        repeat=repeat, lag=lag, refit_every=refit_every, batch=batch, seed=seed, hidden=hidden,
+        prt_capacity=prt_capacity,
         calling_range=calling_range, reset=reset, common_decks=common_decks,
         panel_deals=panel_deals, panel_heldout=panel_heldout,
         init=init, init_low=init_range[0], init_high=init_range[1],

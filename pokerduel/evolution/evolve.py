@@ -73,7 +73,7 @@ from ..players.ashe import action_counts
 from ..players.base import HELDOUT_BOTS, TRAINING_BOTS, register_spec_resolver
 from ..players.genomes import AsheSettings, ashe_player, handbuilt_genome
 from ..players.hand_strength import DEFAULT_SAMPLES
-from ..selectors import SELECTORS, MLPOCBAm, check_lag
+from ..selectors import SELECTORS, MLPOCBAm, check_batch, check_lag
 from ..selectors.problems import n_pairs
 from .reproduction import TserParams, tser
 
@@ -91,7 +91,7 @@ HALL_POLICIES = ("last", "best")
 INITS = ("random", "handbuilt")
 #: options added after run files existed, left out of a config's dict at these defaults
 LATER_DEFAULTS = {"calling_range": 0.0, "init": "random", "common_decks": False, "opponent_weights": None,
-                  "matches": 1}
+                  "matches": 1, "batch": 1}
 #: named option sets (``--preset``); options given explicitly override them
 PRESETS = {
     "ashe1": {"fitness": "ane", "opponents": TRAINING_BOTS, "population": 50, "generations": 250, "keep": 15,
@@ -107,11 +107,18 @@ DEFAULT_N0 = {name: max(int(cls.min_n0), 2 if name in POSTERIOR_METHODS else 0) 
 
 
 #: samples pending at a decision when none is given, for POCBAm, ML-POCBAm and the hybrid (``Selector.lag``):
-#: the engine plays while the selector decides (``docs/evolve.md``, *Speed and overhead*). Uniform
-#: allocation's decisions cost nothing, so it keeps lag 0 (its samples do not depend on the lag).
+#: the engine plays while the selector decides (``docs/evolve.md``, *Speed and overhead*), at least
+#: ``LAG_BATCHES`` batches of them. Uniform allocation's decisions cost nothing, so it keeps lag 0 (its
+#: samples do not depend on the lag).
 DEFAULT_LAG = 8
+LAG_BATCHES = 4
 #: ML-POCBAm and hybrid decisions per refit of the Thurstone model when none is given
 DEFAULT_REFIT = 8
+#: samples per decision (``Selector.batch``: a decision's best pairs) when none is given, for POCBAm, ML-POCBAm
+#: and the hybrid with ``--fitness selector``, fixed opponents and ``repeat`` 1; 1 otherwise. Deals against
+#: bots are cheap next to a decision, and one decision per sample kept the selector's overhead at 10-13 % of
+#: hand simulation (``docs/benchmarks.md``, *Evolution*)
+DEFAULT_BATCH = 8
 
 
 def default_n0(selector: str, pairs: int, budget: int | None) -> int:
@@ -158,12 +165,14 @@ class EvolveConfig:
     (``(n0 + 1) * K (K - 1) / 2``). ``n0=None`` means ``default_n0(selector, population, budget)``.
     ``repeat`` is the number of consecutive samples of the pair a selector decision picks (1: the paper's
     methods; more divides the model fits by ``repeat``, see ``docs/evolve.md`` on overhead). ``lag``
-    (``Selector.lag``; None: ``DEFAULT_LAG`` for POCBAm, ML-POCBAm and the hybrid when ``repeat`` is 1,
-    else 0) and ``refit_every`` (ML-POCBAm and the hybrid; None: ``DEFAULT_REFIT`` for them, else 1)
-    trade exactness to the paper's sequential methods for speed; ``lag=0, refit_every=1`` are the
-    paper's methods. ``prt_capacity`` defaults to 1024 nodes (a generation's matches are a few deals per
-    pair; the panel's 250-deal matches fit too). ``hidden``, ``lstm_reset`` and ``calling_range`` are the
-    players' ``AsheSettings``.
+    (``Selector.lag``; None: ``DEFAULT_LAG``, or ``LAG_BATCHES`` batches if more, for POCBAm, ML-POCBAm
+    and the hybrid when ``repeat`` is 1, else 0), ``refit_every`` (ML-POCBAm and the hybrid; None:
+    ``DEFAULT_REFIT`` for them, else 1) and ``batch`` (``Selector.batch``, with fixed opponents; None:
+    ``DEFAULT_BATCH`` for POCBAm, ML-POCBAm and the hybrid there with ``fitness="selector"`` and ``repeat``
+    1, else 1) trade exactness to the paper's sequential methods for
+    speed; ``lag=0, refit_every=1, batch=1`` are the paper's methods. ``prt_capacity`` defaults to 1024
+    nodes (a generation's matches are a few deals per pair; the panel's 250-deal matches fit too).
+    ``hidden``, ``lstm_reset`` and ``calling_range`` are the players' ``AsheSettings``.
     ``reset``: every deal with fresh memories instead of a continuing match per pair.
     ``common_decks`` (``--fitness selector`` with fixed opponents): every candidate meets each fixed
     opponent on the same decks, as ANE's matches always do (``LiveOracle(common_decks_from=K)``).
@@ -185,6 +194,7 @@ class EvolveConfig:
     repeat: int = 1
     lag: int | None = None
     refit_every: int | None = None
+    batch: int | None = None
     selector_options: dict = field(default_factory=dict)
     seed: int = 1
     hidden: int = 10
@@ -222,9 +232,18 @@ class EvolveConfig:
         _check_int(n0, f"n0 (warm-up samples per pair) for {self.selector}", max(cls.min_n0, 0))
         object.__setattr__(self, "n0", int(n0))
         _check_int(self.repeat, "repeat (samples per selector decision)", 1)
+        if self.batch is None:
+            batched = self.fitness == "selector" and cls.supports_batch and self.n_fixed and self.repeat == 1
+            object.__setattr__(self, "batch", DEFAULT_BATCH if batched else 1)
+        object.__setattr__(self, "batch", check_batch(cls, self.batch, bool(self.n_fixed)))
+        if self.batch > 1 and self.repeat > 1:
+            raise ValueError(f"give batch or repeat, not both (got batch {self.batch}, repeat {self.repeat})")
+        if self.batch > 1 and self.fitness != "selector":
+            raise ValueError(f"batch applies to --fitness selector (fitness {self.fitness} runs no selector); "
+                             "allowed: batch = 1")
         if self.lag is None:
             lagged = self.selector in POSTERIOR_METHODS and self.repeat == 1
-            object.__setattr__(self, "lag", DEFAULT_LAG if lagged else 0)
+            object.__setattr__(self, "lag", max(DEFAULT_LAG, LAG_BATCHES * self.batch) if lagged else 0)
         object.__setattr__(self, "lag", check_lag(cls, self.lag))
         if self.refit_every is None:
             object.__setattr__(self, "refit_every", DEFAULT_REFIT if issubclass(cls, MLPOCBAm) else 1)
@@ -234,7 +253,7 @@ class EvolveConfig:
             raise ValueError(f"refit_every applies to ml-pocbam and hybrid, not {self.selector}; allowed: 1")
         if not isinstance(self.selector_options, dict):
             raise ValueError(f"selector_options must be a dict, got {type(self.selector_options).__name__}")
-        bad = {"n0", "rng", "oracle", "k", "budget", "lag", "refit_every"} & set(self.selector_options)
+        bad = {"n0", "rng", "oracle", "k", "budget", "lag", "refit_every", "batch"} & set(self.selector_options)
         if bad:
             raise ValueError(f"selector_options may not set {sorted(bad)}; use the run's own options")
         if self.fitness == "ane":
@@ -263,7 +282,7 @@ class EvolveConfig:
             for klass in cls.__mro__:  # a selector that passes **options on (the hybrid) takes its parent's too
                 params = inspect.signature(klass.__init__).parameters if "__init__" in vars(klass) else {}
                 allowed += [p for p, v in params.items() if p not in allowed and v.kind == v.KEYWORD_ONLY
-                            and p not in ("n0", "rng", "lag", "refit_every")]
+                            and p not in ("n0", "rng", "lag", "refit_every", "batch")]
                 if params and not any(v.kind == v.VAR_KEYWORD for v in params.values()):
                     break
             unknown = sorted(set(self.selector_options) - set(allowed))
@@ -411,7 +430,8 @@ class EvolveConfig:
     def run_options(self) -> dict:
         """The selector keywords the run sets itself beyond ``n0`` and ``rng`` (only those not at 0 / 1)."""
         return {**({"lag": self.lag} if self.lag else {}),
-                **({"refit_every": self.refit_every} if self.refit_every > 1 else {})}
+                **({"refit_every": self.refit_every} if self.refit_every > 1 else {}),
+                **({"batch": self.batch} if self.batch > 1 else {})}
 
     @property
     def settings(self) -> AsheSettings:
@@ -440,6 +460,7 @@ class EvolveConfig:
         d = dict(d)
         d.setdefault("lag", 0)  # files from before these options: every sample seen, a refit every decision
         d.setdefault("refit_every", 1)
+        d.setdefault("batch", 1)
         d["tser"] = TserParams(**d.get("tser", {}))
         d["panel_bots"] = tuple(d.get("panel_bots", PANEL_BOTS))
         d["opponents"] = tuple(d.get("opponents", ()))
@@ -670,7 +691,7 @@ def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=
     decided = mode[sel.warmup:]
     return {"survivors": top, "scores": scores, "samples_used": int(sel.used),
             "fixed_mbb": _fixed_means(K, cfg.n_fixed, tr), "hall": hall, "actions": action_shares(counts),
-            "decisions": int(np.ceil(max(sel.used - sel.warmup, 0) / cfg.repeat)),
+            "decisions": sel.decisions if cfg.batch > 1 else int(np.ceil(max(sel.used - sel.warmup, 0) / cfg.repeat)),
             "ml_fraction": float(np.mean(decided == 1)) if decided.size else np.nan,
             "final_ii": final_ii, "final_mode": final_mode, "ii_trace": ii, "mode_trace": mode,
             "trace_i": tr.i.astype(np.int16), "trace_j": tr.j.astype(np.int16), "trace_x": tr.x.astype(np.float32),
