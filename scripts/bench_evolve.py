@@ -64,7 +64,7 @@ def run_file_overhead(path, wall):
     run = load_run(path)
     t = dict(zip(TIMING_NAMES, run.records["timing"].T))
     print(f"{path}: {run.completed} generations, {run.config.selector} (lag {run.config.lag}, refit every "
-          f"{run.config.refit_every})")
+          f"{run.config.refit_every}, batch {run.config.batch})")
     for first, what in ((0, "all generations"), (1, "generations 1 on")):
         g = slice(first, None)
         eng, sel = t["engine"][g].sum(), t["selector"][g].sum()
