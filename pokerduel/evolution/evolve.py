@@ -169,8 +169,8 @@ class EvolveConfig:
     and the hybrid when ``repeat`` is 1, else 0), ``refit_every`` (ML-POCBAm and the hybrid; None:
     ``DEFAULT_REFIT`` for them, else 1) and ``batch`` (``Selector.batch``, with fixed opponents; None:
     ``DEFAULT_BATCH`` for POCBAm, ML-POCBAm and the hybrid there with ``fitness="selector"`` and ``repeat``
-    1, else 1) trade exactness to the paper's sequential methods for
-    speed; ``lag=0, refit_every=1, batch=1`` are the paper's methods. ``prt_capacity`` defaults to 1024
+    1, else 1) trade exactness to the paper's sequential methods for speed; ``lag=0, refit_every=1,
+    batch=1`` are the paper's methods. ``prt_capacity`` defaults to 1024
     nodes (a generation's matches are a few deals per pair; the panel's 250-deal matches fit too).
     ``hidden``, ``lstm_reset`` and ``calling_range`` are the players' ``AsheSettings``.
     ``reset``: every deal with fresh memories instead of a continuing match per pair.

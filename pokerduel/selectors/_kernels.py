@@ -1369,9 +1369,10 @@ def choose_pair_w(mu, var, pvar, n, pi, pj, wa, wb, k, top):
 def pruned_scan_w(mu, var, D, dvs, n, pi, pj, wa, wb, k, top):
     """``choose_pair_w``'s scan given each pair's reduction ``dvs`` and each candidate's largest ``D``.
 
-    Fills ``top`` with the ``top.size`` pairs of largest AEPCS, best first (ties to the lower pair index;
-    ``-1`` past the pairs with a finite gain) and returns ``(top[0], c)``. A pair is evaluated only when its
-    bound can beat the last pair kept, so one pair (``top.size == 1``) gives ``choose_pair_w``'s answer."""
+    Fills ``top`` with the ``top.size`` pairs of largest AEPCS gain, best first (ties to the lower pair
+    index; ``-1`` in the slots left when fewer pairs have a gain that is not NaN) and returns ``(top[0], c)``.
+    Once ``top`` is full a pair is evaluated only when its bound can displace the last pair kept; with
+    ``top.size == 1`` that is the single-best scan, the sequential method's choice."""
     Kc = mu.size
     P = pi.size
     nb = top.size
