@@ -101,7 +101,7 @@ def _parse_floats(text, hint):
               help="Consecutive samples of the pair each selector decision picks (fewer model fits).")
 @click.option("--lag", type=click.IntRange(min=0), default=None,
               help="Samples still pending at a selector decision: deals play in a second thread while the "
-                   "selector decides (uniform, pocbam, ml-pocbam, hybrid)  [default: 8, or 4 batches if more, for "
+                   "selector decides (uniform, pocbam, ml-pocbam, hybrid)  [default: 8, or 8 batches if more, for "
                    "pocbam, ml-pocbam and hybrid, 0 otherwise; 0 is the paper's method].")
 @click.option("--lag-thread/--lag-inline", default=True, show_default=True,
               help="With a lag: play the deals in a second thread while the selector decides, or between its "

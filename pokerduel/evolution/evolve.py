@@ -111,7 +111,7 @@ DEFAULT_N0 = {name: max(int(cls.min_n0), 2 if name in POSTERIOR_METHODS else 0) 
 #: ``LAG_BATCHES`` batches of them. Uniform allocation's decisions cost nothing, so it keeps lag 0 (its
 #: samples do not depend on the lag).
 DEFAULT_LAG = 8
-LAG_BATCHES = 4
+LAG_BATCHES = 8
 #: ML-POCBAm and hybrid decisions per refit of the Thurstone model when none is given
 DEFAULT_REFIT = 8
 #: samples per decision (``Selector.batch``: a decision's best pairs) when none is given, for POCBAm, ML-POCBAm
