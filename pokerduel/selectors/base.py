@@ -384,7 +384,7 @@ class Selector:
         worker.start()
         try:
             pi, pj = self.pi.tolist(), self.pj.tolist()
-            tp, tx, pending, budget, counts = self._tp, self._tx, self._pending, self.budget, None
+            tp, tx, pending, budget = self._tp, self._tx, self._pending, self.budget
             # ``_see_pending`` inlined where seeing a sample is recording it (no ``_after_sample`` hook)
             inline = type(self)._after_sample is Selector._after_sample
             n, xbar, m2 = self.n, self.xbar, self.m2
