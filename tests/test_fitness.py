@@ -326,6 +326,15 @@ def test_selector_mode_budget_and_selector_checks():
     assert only_fixed.played_pairs == 6 * 2
 
 
+def test_default_selector_is_pocbam_with_fixed_opponents_and_the_hybrid_without():
+    base = dict(population=6, generations=3, keep=3)
+    assert EvolveConfig(**base).selector == "hybrid"
+    assert EvolveConfig(**base, opponents=("calling-machine",)).selector == "pocbam"
+    assert EvolveConfig(**base, hall_of_fame=1).selector == "pocbam"
+    assert EvolveConfig(**base, opponents=("calling-machine",), selector="hybrid").selector == "hybrid"
+    assert EvolveConfig(**base, opponents=("calling-machine",), fitness="ane", deals=2).selector == "hybrid"
+
+
 def test_panel_groups_and_the_multi_run_plot(tmp_path):
     paths = []
     for seed in (1, 2):

@@ -91,7 +91,8 @@ def _parse_floats(text, hint):
 @click.option("--keep", type=click.IntRange(min=2), default=15, show_default=True,
               help="Survivors per generation (the selector's k).")
 @click.option("--selector", type=click.Choice(["uniform", "pocbam", "ml-pocbam", "hybrid", "select-top", "pbr", "ar"]),
-              default="hybrid", show_default=True)
+              default=None, help="Top-k selector  [default: pocbam with --fitness selector and fixed opponents "
+                                 "(--opponents or --hall-of-fame), else hybrid].")
 @click.option("--budget", type=click.IntRange(min=1), default=None,
               help="Duplicate-deal samples per generation  [default: (n0 + 1) * K(K-1)/2].")
 @click.option("--n0", type=click.IntRange(min=0), default=None,

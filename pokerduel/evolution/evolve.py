@@ -98,6 +98,15 @@ PRESETS = {
               "deals": 500, "hall_of_fame": 0},
 }
 TIMING_NAMES = ("generation", "selector", "engine", "panel", "reproduction")
+#: the selector when none is given: the hybrid (the core paper's method) on the population alone, POCBAm with
+#: fixed opponents (``--fitness selector`` with ``--opponents`` or ``--hall-of-fame``), where the Thurstone
+#: model of ML-POCBAm and the hybrid does not hold: a candidate's result against one bot says nothing of its
+#: result against another, and a pair whose warm-up samples are equal (every raise wins the Scared Limper's
+#: blinds) pins the candidate's strength at the variance floor, so in the generations the hybrid ended in
+#: ML-POCBAm mode the candidates' model scores were equal to within the fit's tolerance
+#: (``docs/results/evolution.md`` §3)
+DEFAULT_SELECTOR = "hybrid"
+DEFAULT_FIXED_SELECTOR = "pocbam"
 #: the methods with score posteriors (POCBAm, ML-POCBAm, hybrid): a variance per pair, costly decisions
 POSTERIOR_METHODS = ("pocbam", "ml-pocbam", "hybrid")
 #: samples per pair of the warm-up when none is given: the least each selector accepts (uniform one, PBR two,
@@ -161,7 +170,8 @@ def _check_int(value, what, lo, hi=None):
 class EvolveConfig:
     """Everything that determines a run (its identity in the run file). See ``docs/evolve.md``.
 
-    ``budget=None`` means the warm-up plus one sample per pair on average
+    ``selector=None`` means ``DEFAULT_FIXED_SELECTOR`` with ``fitness="selector"`` and fixed opponents, else
+    ``DEFAULT_SELECTOR``. ``budget=None`` means the warm-up plus one sample per pair on average
     (``(n0 + 1) * K (K - 1) / 2``). ``n0=None`` means ``default_n0(selector, population, budget)``.
     ``repeat`` is the number of consecutive samples of the pair a selector decision picks (1: the paper's
     methods; more divides the model fits by ``repeat``, see ``docs/evolve.md`` on overhead). ``lag``
@@ -188,7 +198,7 @@ class EvolveConfig:
     population: int = 50
     generations: int = 250
     keep: int = 15
-    selector: str = "hybrid"
+    selector: str | None = None
     budget: int | None = None
     n0: int | None = None
     repeat: int = 1
@@ -374,6 +384,9 @@ class EvolveConfig:
         object.__setattr__(self, "matches", int(self.matches))
         if self.matches > 1 and self.fitness != "ane":
             raise ValueError("matches applies to --fitness ane; a selector's pairs play one continuing match each")
+        if self.selector is None:
+            fixed = self.fitness == "selector" and self.n_fixed
+            object.__setattr__(self, "selector", DEFAULT_FIXED_SELECTOR if fixed else DEFAULT_SELECTOR)
         if self.fitness == "ane":
             _check_int(self.deals, "deals (duplicate deals per candidate and fixed opponent)", 1)
             if self.deals % self.matches:
