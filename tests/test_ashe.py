@@ -1,5 +1,8 @@
 """ASHE players: LSTM against numpy, PRT counts after scripted hands, utilities computed by hand, play."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -372,3 +375,15 @@ def test_random_populations_have_dominant_actions_and_wide_variance_spread():
     hand_var = rr.hand_var[np.triu_indices(10, 1)]
     assert hand_var.max() > 1e8 and hand_var.min() < 1e4  # all-in pairs against blind-folding pairs
     assert np.all(rr.mean == -rr.mean.T) and np.all(rr.count[np.triu_indices(10, 1)] == 200)
+
+
+def test_the_handbuilt_spec_is_the_reference_player_with_a_run_sized_prt():
+    code = ("import sys, numpy as np; from pokerduel.players.base import make_player; "
+            "assert 'pokerduel.players.genomes' not in sys.modules; "
+            "p = make_player('handbuilt'); "
+            "from pokerduel.players.genomes import AsheSettings, ashe_player, handbuilt_genome; "
+            "s = AsheSettings(prt_capacity=1024); q = ashe_player(handbuilt_genome(s), s); "
+            "assert p.name == 'handbuilt' and p.kind == q.kind and np.array_equal(p.params, q.params)")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    r = play_duplicate("handbuilt", "calling-machine", 200, seed=5)
+    assert r.mbb_per_hand()[0] - r.mbb_per_hand()[1] > 0     # a value bettor beats the Calling Machine

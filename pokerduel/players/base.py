@@ -179,6 +179,7 @@ HELDOUT_BOTS = ("tight-aggressive", "loose-passive", "bluffer", "check-raiser", 
 # ``make_player`` resolves every spec whatever was imported before.
 SPEC_RESOLVERS: list[Callable[[str], Player | None]] = []
 SPEC_PLUGINS: list[str] = [
+    "pokerduel.players.genomes",    # handbuilt, the hand-built reference ASHE player
     "pokerduel.play.populations",   # FILE.h5:INDEX, an ASHE player of a population file
     "pokerduel.evolution.evolve",   # RUN.h5:champion[:G] and RUN.h5:INDEX of an evolution run file
 ]
@@ -243,7 +244,8 @@ def split_specs(text: str) -> tuple[str, ...]:
 def make_player(spec: "str | Player") -> Player:
     """A player from a spec: a bot (a name in ``BOTS``, or ``NAME(key=value, ...)``, ``bot_from_spec``),
     ``FILE.h5:INDEX`` for an ASHE player of a population file or of an evolution run's current population,
-    ``RUN.h5:champion[:G]`` for a run's champion, or a ``Player`` (returned as is)."""
+    ``RUN.h5:champion[:G]`` for a run's champion, ``handbuilt`` for the hand-built reference ASHE player, or a
+    ``Player`` (returned as is)."""
     if isinstance(spec, Player):
         return spec
     bot = bot_from_spec(spec) if isinstance(spec, str) else None
@@ -259,4 +261,4 @@ def make_player(spec: "str | Player") -> Player:
             return player
     raise ValueError(f"unknown player {spec!r}; choose one of {', '.join(BOTS)} (or NAME(key=value, ...) "
                      "with its rule constants), FILE.h5:INDEX for a "
-                     "player of a population or run file, or RUN.h5:champion[:GENERATION]")
+                     "player of a population or run file, RUN.h5:champion[:GENERATION], or handbuilt")

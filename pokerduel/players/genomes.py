@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from . import ashe
-from .base import ASHE, Player
+from .base import ASHE, Player, register_spec_resolver
 
 LSTM_RESETS = {"hand": ashe.RESET_HAND, "half": ashe.RESET_HALF}
 
@@ -131,3 +131,20 @@ def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "as
     n_imem, n_fmem = ashe.memory_sizes(settings.hidden, settings.prt_capacity)
     return Player(name, ASHE, np.concatenate([header, genome.astype(np.float64)]), n_imem, n_fmem,
                   uses_hand_strength=True)
+
+
+#: the player spec of the hand-built reference player (``make_player("handbuilt")``)
+HANDBUILT_SPEC = "handbuilt"
+
+
+def _resolve_spec(spec: str) -> Player | None:
+    """``make_player``'s resolver for ``handbuilt``: ``handbuilt_genome`` with the PRT size evolution runs
+    use (1,024 nodes), an opponent that bets and raises with strong hands and calls with what its hand
+    strength says, where the ASHE 1.0 bots play by fixed rules."""
+    if spec != HANDBUILT_SPEC:
+        return None
+    settings = AsheSettings(prt_capacity=1024)
+    return ashe_player(handbuilt_genome(settings), settings, name=HANDBUILT_SPEC)
+
+
+register_spec_resolver(_resolve_spec)
