@@ -335,6 +335,13 @@ def test_default_selector_is_pocbam_with_fixed_opponents_and_the_hybrid_without(
     assert EvolveConfig(**base, opponents=("calling-machine",), fitness="ane", deals=2).selector == "hybrid"
 
 
+def test_the_handbuilt_player_is_a_training_opponent():
+    cfg = EvolveConfig(population=6, generations=2, keep=3, fitness="ane", deals=2,
+                       opponents=("calling-machine", "handbuilt"))
+    assert [p.name for p in training_opponents(cfg)] == ["calling-machine", "handbuilt"]
+    assert resolve_opponent("handbuilt").name == "handbuilt"
+
+
 def test_panel_groups_and_the_multi_run_plot(tmp_path):
     paths = []
     for seed in (1, 2):
