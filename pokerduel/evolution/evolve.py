@@ -522,20 +522,20 @@ def resolve_opponent(spec: str):
     population) or ``RUN.h5:champion[:G]`` (generation G's champion of a run file, 1-based; the last by
     default). ``ValueError`` if unknown."""
     from ..players.base import BOTS, bot_from_spec, make_player
-    from ..players.genomes import HANDBUILT_SPEC
 
     if not isinstance(spec, str):
         raise ValueError(f"an opponent spec must be a string, got {spec!r}")
     bot = bot_from_spec(spec)
     if bot is not None:
         return bot
-    if spec == HANDBUILT_SPEC:
-        return make_player(spec)
     path, sep, rest = spec.partition(".h5:")
-    if not sep:
-        raise ValueError(f"unknown opponent {spec!r}; choose a bot ({', '.join(BOTS)}, or NAME(key=value, ...) "
-                         f"with its rule constants), {HANDBUILT_SPEC}, FILE.h5:INDEX of a "
-                         "population or run file, or RUN.h5:champion[:GENERATION]")
+    if not sep:                         # not a file: another registered spec (``handbuilt``) or unknown
+        try:
+            return make_player(spec)
+        except ValueError:
+            raise ValueError(f"unknown opponent {spec!r}; choose a bot ({', '.join(BOTS)}, or NAME(key=value, "
+                             "...) with its rule constants), handbuilt, FILE.h5:INDEX of a "
+                             "population or run file, or RUN.h5:champion[:GENERATION]") from None
     path += ".h5"
     if file_format(path) != FORMAT:     # not an evolution run file: a population file, or an error from it
         if rest.startswith("champion"):
