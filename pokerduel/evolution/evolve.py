@@ -522,6 +522,7 @@ def resolve_opponent(spec: str):
     population) or ``RUN.h5:champion[:G]`` (generation G's champion of a run file, 1-based; the last by
     default). ``ValueError`` if unknown."""
     from ..players.base import BOTS, bot_from_spec, make_player
+    from ..players.genomes import HANDBUILT_SPEC
 
     if not isinstance(spec, str):
         raise ValueError(f"an opponent spec must be a string, got {spec!r}")
@@ -529,12 +530,12 @@ def resolve_opponent(spec: str):
     if bot is not None:
         return bot
     path, sep, rest = spec.partition(".h5:")
-    if not sep:                         # not a file: another registered spec (``handbuilt``) or unknown
+    if not sep:                         # not a file: another registered spec (``HANDBUILT_SPEC``) or unknown
         try:
             return make_player(spec)
         except ValueError:
             raise ValueError(f"unknown opponent {spec!r}; choose a bot ({', '.join(BOTS)}, or NAME(key=value, "
-                             "...) with its rule constants), handbuilt, FILE.h5:INDEX of a "
+                             f"...) with its rule constants), {HANDBUILT_SPEC}, FILE.h5:INDEX of a "
                              "population or run file, or RUN.h5:champion[:GENERATION]") from None
     path += ".h5"
     if file_format(path) != FORMAT:     # not an evolution run file: a population file, or an error from it
