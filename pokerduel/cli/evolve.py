@@ -57,11 +57,18 @@ def _parse_floats(text, hint):
         raise click.BadParameter(f"{text!r}: expected comma-separated numbers", param_hint=hint) from None
 
 
+#: config fields that a command-line option other than their namesake sets
+_PARAM = {"init_low": "init_range", "init_high": "init_range"}
+
+
 @click.command("evolve")
-@click.option("--preset", type=click.Choice(["ashe1"]), default=None,
+@click.option("--preset", type=click.Choice(["ashe1", "generalist"]), default=None,
               help="A named set of options; options given explicitly override it. ashe1: ASHE 1.0 exactly "
                    "(--fitness ane --opponents the four ASHE 1.0 bots --deals 500 --population 50 --keep 15 "
-                   "--generations 250).")
+                   "--generations 250). generalist: ASHE 1.0's fitness and hands from the hand-built player "
+                   "(--init handbuilt --init-range -0.1 0.1), against the four bots and handbuilt plus "
+                   "--hall-of-fame 4 --pool-weights 0 0.1 1, --deals 222: champions that also beat or tie "
+                   "the held-out bots.")
 @click.option("--fitness", type=click.Choice(["selector", "ane"]), default="selector", show_default=True,
               help="selector: a top-k selector spends --budget samples on the population; ane: every player "
                    "plays every fixed opponent --deals duplicate deals on common decks, fitness = ASHE 1.0's "
@@ -182,7 +189,7 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
         **({} if hs_samples is None else {"hs_samples": hs_samples}),
         **({} if panel_bots is None else {"panel_bots": split_specs(panel_bots)}))
     given = {name for name in ctx.params if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT}
-    options.update({k: v for k, v in ev.PRESETS.get(preset, {}).items() if k not in given})
+    options.update({k: v for k, v in ev.PRESETS.get(preset, {}).items() if _PARAM.get(k, k) not in given})
     try:
         cfg = ev.config_from_options(selector_options=_parse_options(selector_options), **options)
     except ValueError as err:

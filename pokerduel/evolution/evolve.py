@@ -71,7 +71,7 @@ from ..play.oracles import LiveOracle, MemoryPool
 from ..play.populations import new_population
 from ..players.ashe import action_counts
 from ..players.base import HELDOUT_BOTS, TRAINING_BOTS, register_spec_resolver
-from ..players.genomes import AsheSettings, ashe_player, handbuilt_genome
+from ..players.genomes import HANDBUILT_SPEC, AsheSettings, ashe_player, handbuilt_genome
 from ..players.hand_strength import DEFAULT_SAMPLES
 from ..selectors import SELECTORS, MLPOCBAm, check_batch, check_lag
 from ..selectors.problems import n_pairs
@@ -92,10 +92,16 @@ INITS = ("random", "handbuilt")
 #: options added after run files existed, left out of a config's dict at these defaults
 LATER_DEFAULTS = {"calling_range": 0.0, "init": "random", "common_decks": False, "opponent_weights": None,
                   "matches": 1, "batch": 1}
-#: named option sets (``--preset``); options given explicitly override them
+#: named option sets (``--preset``); options given explicitly override them. ``ashe1``: ASHE 1.0 exactly.
+#: ``generalist``: ASHE 1.0's fitness at its hands per generation (9 opponents x 222 deals), from the hand-built
+#: player, against the four bots, the hand-built player and a hall of fame of the last 4 champions weighted
+#: 0.1; its champions beat or tie the held-out bots (``docs/results/evolution.md`` §2)
 PRESETS = {
     "ashe1": {"fitness": "ane", "opponents": TRAINING_BOTS, "population": 50, "generations": 250, "keep": 15,
               "deals": 500, "hall_of_fame": 0},
+    "generalist": {"fitness": "ane", "opponents": (*TRAINING_BOTS, HANDBUILT_SPEC), "population": 50,
+                   "generations": 250, "keep": 15, "deals": 222, "hall_of_fame": 4, "pool_weights": (0.0, 0.1, 1.0),
+                   "init": "handbuilt", "init_low": -0.1, "init_high": 0.1},
 }
 TIMING_NAMES = ("generation", "selector", "engine", "panel", "reproduction")
 #: the selector when none is given: the hybrid (the core paper's method) on the population alone, POCBAm with
@@ -522,7 +528,6 @@ def resolve_opponent(spec: str):
     population) or ``RUN.h5:champion[:G]`` (generation G's champion of a run file, 1-based; the last by
     default). ``ValueError`` if unknown."""
     from ..players.base import BOTS, bot_from_spec, make_player
-    from ..players.genomes import HANDBUILT_SPEC
 
     if not isinstance(spec, str):
         raise ValueError(f"an opponent spec must be a string, got {spec!r}")
