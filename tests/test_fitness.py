@@ -244,6 +244,9 @@ def test_cli_preset_and_usage_errors(tmp_path):
 def test_cli_generalist_preset_and_its_overrides(tmp_path):
     """The generalist preset sets the hand-built start and opponent and the 0.1-weighted hall of fame at ASHE 1.0's
     hands per player (9 opponents x 222 deals <= 4 x 500); an explicit --init-range overrides both its ends."""
+    from pokerduel.cli.evolve import evolve as evolve_command
+
+    assert {p for p in evolve_command.params if p.name == "preset"}.pop().type.choices == tuple(PRESETS)
     preset = PRESETS["generalist"]
     assert (len(preset["opponents"]) + preset["hall_of_fame"]) * preset["deals"] <= 4 * PRESETS["ashe1"]["deals"]
     r = CliRunner().invoke(main, ["evolve", "--preset", "generalist", "--population", "5", "--keep", "2",
