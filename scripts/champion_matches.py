@@ -6,9 +6,10 @@ can do well in most matches and fall into a losing pattern for a whole match in 
 (``docs/results/evolution.md`` §1). This plays each champion ``--matches`` independent duplicate matches of
 ``--deals`` deals (memories fresh for every match, deck seeds spawned from ``--seed``) against each
 opponent and reports the mean over matches with a 95% t interval, the worst match, and the share of
-matches the champion lost.
+matches the champion lost. ``--explore`` plays the champions with that exploration share instead of their
+run's (``docs/players.md``, *Exploration*).
 
-    python scripts/champion_matches.py runs/ashe1/seed*.h5 --opponents hothead-maniac --matches 20
+    python scripts/champion_matches.py runs/ashe1/seed*.h5 --opponents hothead-maniac --matches 20 [--explore 0.05]
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 
 import numpy as np
 from scipy.stats import t as t_dist
@@ -75,6 +77,8 @@ def main(argv=None) -> int:
     ap.add_argument("--deals", type=int, default=500, help="duplicate deals per match")
     ap.add_argument("--seed", type=int, default=MATCHES_SEED)
     ap.add_argument("--workers", type=int, default=None)
+    ap.add_argument("--explore", type=float, default=None,
+                    help="play the champions with this exploration share (default: their run's)")
     ap.add_argument("--json", default=None, help="write every match's result here")
     args = ap.parse_args(argv)
     if args.matches < 2 or args.deals < 1:
@@ -88,14 +92,19 @@ def main(argv=None) -> int:
         for path in args.runs:
             run = load_run(path)
             genome = run.records["champion"][-1]
+            settings = run.config.settings
+            if args.explore is not None:
+                try:
+                    settings = replace(settings, explore=args.explore)
+                except ValueError as err:
+                    ap.error(str(err))
             for opp in opponents:
-                r = out.setdefault(path, {})[opp] = over_matches(run.config.settings, genome, opp, seeds,
-                                                                 args.deals, backend)
+                r = out.setdefault(path, {})[opp] = over_matches(settings, genome, opp, seeds, args.deals, backend)
                 print(f"| {path} | {opp} | {r['mean']:+,.0f} ± {r['ci']:,.0f} | {r['worst']:+,.0f} | "
                       f"{100 * r['lost']:.0f} % |", flush=True)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"deals": args.deals, "seed": args.seed, "results": out}, f, indent=1)
+            json.dump({"deals": args.deals, "seed": args.seed, "explore": args.explore, "results": out}, f, indent=1)
     return 0
 
 

@@ -265,6 +265,35 @@ def test_calling_range_must_be_in_0_1():
     assert AsheSettings.from_dict(AsheSettings(calling_range=0.5).to_dict()).calling_range == 0.5
 
 
+def test_explore_turns_that_share_of_folds_into_calls():
+    """A player whose estimates say fold whenever it faces a bet, against the Hothead Maniac (who bets every time):
+    the first decision of each hand calls in ``explore`` of the hands, within four standard errors, and never
+    at 0; the draws are a function of the player's memory and cards, so a match replays exactly."""
+    folder = constant_player(0.01, 0.01)
+    deals, share = 1000, 0.1
+    for explore in (0.0, share):
+        player = ashe_player(folder.params[ashe.HEADER:], AsheSettings(explore=explore))
+        result = play_duplicate(player, "hothead-maniac", deals, seed=8, records=True)
+        first = [next(a[2] for a in h.actions if a[1] == h.half) for h in result.records]
+        assert set(first) <= {FOLD, CALL}
+        calls = first.count(CALL)
+        if explore == 0.0:
+            assert calls == 0
+        else:
+            n = 2 * deals
+            assert abs(calls - share * n) < 4 * np.sqrt(n * share * (1 - share)), calls
+            again = play_duplicate(player, "hothead-maniac", deals, seed=8)
+            np.testing.assert_array_equal(again.samples, result.samples)
+
+
+def test_explore_must_be_in_0_1():
+    for bad in (-0.1, 1.5, "0.1"):
+        with pytest.raises(ValueError, match="explore must be a number in"):
+            AsheSettings(explore=bad)
+    assert "explore" not in AsheSettings().to_dict()  # older files keep comparing equal
+    assert AsheSettings.from_dict(AsheSettings(explore=0.05).to_dict()).explore == 0.05
+
+
 def test_short_stack_collapses_pot_raises_into_all_in():
     h = scripted([300, 8000, "c", 16000])  # flop: the player (button) faces a bet of 8000 into 16000
     d = ashe.explain_decision(constant_player(0.3, 0.55), h, strength=0.5)

@@ -125,6 +125,7 @@ def test_tser_tiers_elites_and_children():
     (dict(opponents=("calling-machine",), batch=2, repeat=2, lag=0), "batch or repeat"),
     (dict(opponents=("calling-machine",), fitness="ane", budget=None, batch=2), "batch applies to --fitness selector"),
     (dict(init="zeros"), "init must be one of"), (dict(calling_range=2.0), "calling_range must be"),
+    (dict(explore=-0.1), "explore must be"),
     (dict(common_decks=True), "needs fixed opponents"), (dict(common_decks=1), "common_decks must be"),
     (dict(common_decks=True, fitness="ane", opponents=("calling-machine",)), "applies to --fitness selector"),
     (dict(opponents=("calling-machine",), budget=200, opponent_weights=(1, 2)), "opponent_weights must be 1"),
@@ -254,13 +255,14 @@ def test_run_files_from_before_the_lag_and_refit_options_read_as_the_papers_meth
 
 
 def test_options_at_their_defaults_stay_out_of_the_config_dict():
-    """Run files written before ``init``, ``calling_range``, ``common_decks`` and ``matches`` existed read back
-    as equal configs."""
-    assert not {"init", "calling_range", "common_decks", "matches"} & set(tiny().to_dict())
-    cfg = tiny(init="handbuilt", calling_range=0.5, common_decks=True, opponents=("calling-machine",),
+    """Run files written before ``init``, ``calling_range``, ``explore``, ``common_decks`` and ``matches`` existed
+    read back as equal configs."""
+    assert not {"init", "calling_range", "explore", "common_decks", "matches"} & set(tiny().to_dict())
+    cfg = tiny(init="handbuilt", calling_range=0.5, explore=0.05, common_decks=True, opponents=("calling-machine",),
                budget=200)
     assert cfg.to_dict()["init"] == "handbuilt" and EvolveConfig.from_dict(cfg.to_dict()) == cfg
     assert cfg.settings.calling_range == 0.5 and cfg.to_dict()["common_decks"] is True
+    assert cfg.settings.explore == 0.05
 
 
 def test_opponent_weights_split_the_opponents_pool():

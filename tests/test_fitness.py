@@ -27,6 +27,7 @@ from pokerduel.evolution.fitness import ane, earnings_matrix, normalized_earning
 from pokerduel.infra.parallel import SerialBackend, get_backend
 from pokerduel.play.matches import deal_strengths, play_duplicate
 from pokerduel.play.populations import new_population
+from pokerduel.players.ashe import HEADER
 from pokerduel.players.base import TRAINING_BOTS
 from pokerduel.players.genomes import AsheSettings, ashe_player, handbuilt_genome
 
@@ -198,11 +199,11 @@ def test_opponent_specs_of_run_and_population_files(tmp_path):
     cfg = EvolveConfig(**{**TINY_ANE, "generations": 2})
     run = run_evolution(cfg, tmp_path / "r.h5").run
     champ = resolve_opponent(f"{tmp_path}/r.h5:champion")
-    assert np.array_equal(champ.params[4:], run.records["champion"][-1].astype(np.float64))
+    assert np.array_equal(champ.params[HEADER:], run.records["champion"][-1].astype(np.float64))
     first = resolve_opponent(f"{tmp_path}/r.h5:champion:1")
-    assert np.array_equal(first.params[4:], run.records["champion"][0].astype(np.float64))
+    assert np.array_equal(first.params[HEADER:], run.records["champion"][0].astype(np.float64))
     member = resolve_opponent(f"{tmp_path}/r.h5:2")
-    assert np.array_equal(member.params[4:], run.population[2].astype(np.float64))
+    assert np.array_equal(member.params[HEADER:], run.population[2].astype(np.float64))
     for bad in (f"{tmp_path}/r.h5:champion:3", f"{tmp_path}/r.h5:9", "nobody"):
         with pytest.raises(ValueError):
             resolve_opponent(bad)
@@ -395,7 +396,7 @@ def test_run_file_players_are_player_specs_everywhere(tmp_path):
     spec = f"{tmp_path}/r.h5:champion"
     code = ("import json, sys; from pokerduel.players.base import make_player; "
             f"p = make_player({spec!r}); assert 'pokerduel.evolution.evolve' in sys.modules; "
-            "print(json.dumps(p.params[4:7].tolist()))")
+            f"print(json.dumps(p.params[{HEADER}:{HEADER + 3}].tolist()))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert np.allclose(json.loads(out), run.records["champion"][-1][:3])
     r = CliRunner().invoke(main, ["play", "--a", spec, "--b", "pot-odds", "--deals", "20", "--seed", "1"])

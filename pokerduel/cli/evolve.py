@@ -129,6 +129,8 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
               help="PRT nodes per opponent and half (memory per sampled pair ~0.6 MB at 1024).")
 @click.option("--calling-range", type=click.FloatRange(0, 1), default=0.0, show_default=True,
               help="How far a raise's win rate is taken against the hands that call it (0: the one-step rule).")
+@click.option("--explore", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+              help="Share of the players' folds turned into calls, so that what a fold hides keeps being learned.")
 @click.option("--reset/--continue-matches", default=False, show_default=True,
               help="Fresh memories every deal instead of a continuing match per pair.")
 @click.option("--common-decks/--own-decks", default=False, show_default=True,
@@ -163,9 +165,9 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 @click.pass_context
 def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_weights, pool_weights, deals, matches,
            population, generations, keep, selector, budget, n0, repeat, lag, lag_thread, refit_every, batch,
-           selector_options, seed, hidden, prt_capacity, calling_range, reset, common_decks, rate_start, rate_end,
-           sigma_start, sigma_end, init, init_range, hs_samples, panel_bots, panel_deals, panel_heldout, out, resume,
-           overwrite, backend, workers, scheduler, as_json):
+           selector_options, seed, hidden, prt_capacity, calling_range, explore, reset, common_decks, rate_start,
+           rate_end, sigma_start, sigma_end, init, init_range, hs_samples, panel_bots, panel_deals, panel_heldout, out,
+           resume, overwrite, backend, workers, scheduler, as_json):
     """Evolve ASHE players: each generation a top-k selector picks the survivors, TSER makes the rest.
 
     Every generation is checkpointed atomically to OUT; after an interruption, the same command with
@@ -182,7 +184,7 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
         population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
         repeat=repeat, lag=lag, refit_every=refit_every, batch=batch, seed=seed, hidden=hidden,
         prt_capacity=prt_capacity,
-        calling_range=calling_range, reset=reset, common_decks=common_decks,
+        calling_range=calling_range, explore=explore, reset=reset, common_decks=common_decks,
         panel_deals=panel_deals, panel_heldout=panel_heldout,
         init=init, init_low=init_range[0], init_high=init_range[1],
         rate_start=rate_start, rate_end=rate_end, sigma_start=sigma_start, sigma_end=sigma_end,

@@ -90,8 +90,8 @@ HALL_POLICIES = ("last", "best")
 #: hand-built reference genome plus that uniform noise)
 INITS = ("random", "handbuilt")
 #: options added after run files existed, left out of a config's dict at these defaults
-LATER_DEFAULTS = {"calling_range": 0.0, "init": "random", "common_decks": False, "opponent_weights": None,
-                  "matches": 1, "batch": 1}
+LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "init": "random", "common_decks": False,
+                  "opponent_weights": None, "matches": 1, "batch": 1}
 #: named option sets (``--preset``); options given explicitly override them. ``ashe1``: ASHE 1.0 exactly.
 #: ``generalist``: ASHE 1.0's fitness at its hands per generation (9 opponents x 222 deals), from the hand-built
 #: player, against the four bots, the hand-built player and a hall of fame of the last 4 champions weighted
@@ -188,7 +188,7 @@ class EvolveConfig:
     1, else 1) trade exactness to the paper's sequential methods for speed; ``lag=0, refit_every=1,
     batch=1`` are the paper's methods. ``prt_capacity`` defaults to 1024
     nodes (a generation's matches are a few deals per pair; the panel's 250-deal matches fit too).
-    ``hidden``, ``lstm_reset`` and ``calling_range`` are the players' ``AsheSettings``.
+    ``hidden``, ``lstm_reset``, ``calling_range`` and ``explore`` are the players' ``AsheSettings``.
     ``reset``: every deal with fresh memories instead of a continuing match per pair.
     ``common_decks`` (``--fitness selector`` with fixed opponents): every candidate meets each fixed
     opponent on the same decks, as ANE's matches always do (``LiveOracle(common_decks_from=K)``).
@@ -217,6 +217,7 @@ class EvolveConfig:
     prt_capacity: int = 1024
     lstm_reset: str = "hand"
     calling_range: float = 0.0
+    explore: float = 0.0
     init: str = "random"
     init_low: float = -1.0
     init_high: float = 1.0
@@ -307,7 +308,7 @@ class EvolveConfig:
                                  f"{', '.join(allowed)}") from None
             given = ", ".join(f"{name}={value!r}" for name, value in self.selector_options.items())
             raise ValueError(f"bad selector option value for {self.selector} ({given}): {err}") from None
-        _ = self.settings  # validates hidden, prt_capacity, lstm_reset, calling_range
+        _ = self.settings  # validates hidden, prt_capacity, lstm_reset, calling_range, explore
         if self.init not in INITS:
             raise ValueError(f"init must be one of {', '.join(INITS)}, got {self.init!r}")
         if not (np.isfinite(self.init_low) and np.isfinite(self.init_high) and self.init_low < self.init_high):
@@ -454,7 +455,7 @@ class EvolveConfig:
 
     @property
     def settings(self) -> AsheSettings:
-        return AsheSettings(self.hidden, self.prt_capacity, self.lstm_reset, self.calling_range)
+        return AsheSettings(self.hidden, self.prt_capacity, self.lstm_reset, self.calling_range, self.explore)
 
     @property
     def panel_names(self) -> list[str]:

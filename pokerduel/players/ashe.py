@@ -15,7 +15,8 @@ raise increment as a fraction ``s`` of the pot after calling: B0 < 0.375 <= B1 <
 < 1.75 <= B4 < 3 <= B5, and B6 for all-in or a raise leaving less than 5% of the stack behind. The
 player's own raises of 0.5, 1, 1.5 and 2 pots fall in B1..B4 and its all-in in B6.
 
-**params** (float64): ``[hidden, prt_capacity, lstm_reset, calling_range, OFRE block, SWRE block]``. An estimator
+**params** (float64): ``[hidden, prt_capacity, lstm_reset, calling_range, explore, OFRE block, SWRE block]``. An
+estimator
 block for ``n`` inputs and ``H`` cells is, in order: ``W[4, H, n]``, ``R[4, H, H]``, peepholes
 ``p[3, H]`` (input, forget, output gates), biases ``b[4, H]``, output weights ``w[H]``, output bias;
 gates are ordered (block input z, input i, forget f, output o). The genome is everything after the
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..engine.decks import GOLDEN, mix64
 from ..engine.rules import (
     CALL,
     FOLD,
@@ -67,8 +69,8 @@ OFRE_DEC, SWRE_DEC = N_DEC, N_DEC + 1
 CONF_PRIOR = 10.0  # confidence of n observations is n / (n + CONF_PRIOR)
 
 # ---- params header ---------------------------------------------------------------------------------
-P_HIDDEN, P_CAPACITY, P_LSTM_RESET, P_CALLING_RANGE = 0, 1, 2, 3
-HEADER = 4
+P_HIDDEN, P_CAPACITY, P_LSTM_RESET, P_CALLING_RANGE, P_EXPLORE = 0, 1, 2, 3, 4
+HEADER = 5
 RESET_HAND, RESET_HALF = 0, 1  # when the LSTM state returns to zero
 
 
@@ -436,6 +438,14 @@ def _rate(num, den, default):
 
 
 @kernel
+def explore_draw(decisions, bank, strength):
+    """A uniform number in [0, 1) for the exploration choice, a function of the bank's decision count, the bank
+    and the hand strength (so a player stays a deterministic function of the cards, the betting and its memory)."""
+    z = mix64(np.uint64(decisions) * GOLDEN ^ np.uint64(bank) ^ np.uint64(np.int64(strength * 4503599627370496.0)))
+    return np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@kernel
 def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
     """Choose ``(action, raise_to)`` by one-step expected utility from the OFRE and SWRE estimates."""
     hidden = np.int64(params[P_HIDDEN])
@@ -545,6 +555,11 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
         if (best < 0) | (u > best_u + TIE_CHIPS):
             best = k
             best_u = u
+    if (best == 0) & (params[P_EXPLORE] > 0.0):
+        # Exploration: call where the estimates say fold, now and then, so that the statistics of the nodes the
+        # player has stopped visiting keep coming (a fold would freeze them: docs/players.md, *Exploration*).
+        if explore_draw(im[I_DECISIONS], bank, strength) < params[P_EXPLORE]:
+            best = 1
     if best == 1:  # the call's deferred OFRE step (same inputs, state and pre-activations as in the loop)
         if lo < 0:
             lstm_pre(params, off_o, wto, OFRE_INPUTS, OFRE_DEC, hidden, x_o, h_o, pre_ov)

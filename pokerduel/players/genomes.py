@@ -27,12 +27,15 @@ class AsheSettings:
     carries it through a duplicate half, like ASHE 1.0's opponent module.
     ``calling_range``: in [0, 1], how far a raise's win rate is taken against the hands that call it
     rather than the opponent's whole range (0: the one-step rule of note §5.4; see ``docs/players.md``).
+    ``explore``: in [0, 1], the share of the player's folds turned into calls, so that the PRT statistics
+    behind a fold keep being updated (0: the greedy rule; see ``docs/players.md``, *Exploration*).
     """
 
     hidden: int = 10
     prt_capacity: int = 8192
     lstm_reset: str = "hand"
     calling_range: float = 0.0
+    explore: float = 0.0
 
     def __post_init__(self):
         if not isinstance(self.hidden, (int, np.integer)) or not 1 <= self.hidden <= 256:
@@ -45,16 +48,21 @@ class AsheSettings:
                 0.0 <= self.calling_range <= 1.0):
             raise ValueError(f"calling_range must be a number in [0, 1], got {self.calling_range!r}")
         object.__setattr__(self, "calling_range", float(self.calling_range))
+        if not isinstance(self.explore, (int, float, np.integer, np.floating)) or not 0.0 <= self.explore <= 1.0:
+            raise ValueError(f"explore must be a number in [0, 1], got {self.explore!r}")
+        object.__setattr__(self, "explore", float(self.explore))
 
     @property
     def genome_size(self) -> int:
         return ashe.genome_size(self.hidden)
 
     def to_dict(self) -> dict:
-        """The settings as JSON-ready values; ``calling_range`` only when set, so older files compare equal."""
+        """The settings as JSON-ready values; ``calling_range`` and ``explore`` only when set, so older files compare
+        equal."""
         d = {k: (int(v) if isinstance(v, (int, np.integer)) else v) for k, v in asdict(self).items()}
-        if d["calling_range"] == 0.0:
-            del d["calling_range"]
+        for later in ("calling_range", "explore"):
+            if d[later] == 0.0:
+                del d[later]
         return d
 
     @classmethod
@@ -128,6 +136,7 @@ def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "as
     header[ashe.P_CAPACITY] = settings.prt_capacity
     header[ashe.P_LSTM_RESET] = LSTM_RESETS[settings.lstm_reset]
     header[ashe.P_CALLING_RANGE] = settings.calling_range
+    header[ashe.P_EXPLORE] = settings.explore
     n_imem, n_fmem = ashe.memory_sizes(settings.hidden, settings.prt_capacity)
     return Player(name, ASHE, np.concatenate([header, genome.astype(np.float64)]), n_imem, n_fmem,
                   uses_hand_strength=True)
