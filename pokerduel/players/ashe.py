@@ -15,9 +15,8 @@ raise increment as a fraction ``s`` of the pot after calling: B0 < 0.375 <= B1 <
 < 1.75 <= B4 < 3 <= B5, and B6 for all-in or a raise leaving less than 5% of the stack behind. The
 player's own raises of 0.5, 1, 1.5 and 2 pots fall in B1..B4 and its all-in in B6.
 
-**params** (float64): ``[hidden, prt_capacity, lstm_reset, calling_range, explore, OFRE block, SWRE block]``. An
-estimator
-block for ``n`` inputs and ``H`` cells is, in order: ``W[4, H, n]``, ``R[4, H, H]``, peepholes
+**params** (float64): ``[hidden, prt_capacity, lstm_reset, calling_range, explore, OFRE block, SWRE block]``.
+An estimator block for ``n`` inputs and ``H`` cells is, in order: ``W[4, H, n]``, ``R[4, H, H]``, peepholes
 ``p[3, H]`` (input, forget, output gates), biases ``b[4, H]``, output weights ``w[H]``, output bias;
 gates are ordered (block input z, input i, forget f, output o). The genome is everything after the
 header.
