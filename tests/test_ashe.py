@@ -257,12 +257,13 @@ def test_calling_range_stops_the_all_in_against_a_folder():
     assert ranged["raise_to"] != STACK
 
 
-def test_calling_range_must_be_in_0_1():
+@pytest.mark.parametrize("name", ["calling_range", "explore"])
+def test_shares_in_the_settings_must_be_in_0_1(name):
     for bad in (-0.1, 1.5, "1"):
-        with pytest.raises(ValueError, match="calling_range must be a number in"):
-            AsheSettings(calling_range=bad)
-    assert "calling_range" not in AsheSettings().to_dict()  # older files keep comparing equal
-    assert AsheSettings.from_dict(AsheSettings(calling_range=0.5).to_dict()).calling_range == 0.5
+        with pytest.raises(ValueError, match=f"{name} must be a number in"):
+            AsheSettings(**{name: bad})
+    assert name not in AsheSettings().to_dict()  # older files keep comparing equal
+    assert getattr(AsheSettings.from_dict(AsheSettings(**{name: 0.5}).to_dict()), name) == 0.5
 
 
 def test_explore_turns_that_share_of_folds_into_calls():
@@ -284,14 +285,6 @@ def test_explore_turns_that_share_of_folds_into_calls():
             assert abs(calls - share * n) < 4 * np.sqrt(n * share * (1 - share)), calls
             again = play_duplicate(player, "hothead-maniac", deals, seed=8)
             np.testing.assert_array_equal(again.samples, result.samples)
-
-
-def test_explore_must_be_in_0_1():
-    for bad in (-0.1, 1.5, "0.1"):
-        with pytest.raises(ValueError, match="explore must be a number in"):
-            AsheSettings(explore=bad)
-    assert "explore" not in AsheSettings().to_dict()  # older files keep comparing equal
-    assert AsheSettings.from_dict(AsheSettings(explore=0.05).to_dict()).explore == 0.05
 
 
 def test_short_stack_collapses_pot_raises_into_all_in():
