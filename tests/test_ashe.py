@@ -9,7 +9,14 @@ import pytest
 from pokerduel.engine.rules import CALL, FOLD, MAX_ACTIONS_PER_HAND, RAISE, STACK, HandState
 from pokerduel.play.matches import play_duplicate, reset_memory
 from pokerduel.players import ashe
-from pokerduel.players.genomes import AsheSettings, ashe_player, handbuilt_genome, random_genome, unpack
+from pokerduel.players.genomes import (
+    AsheSettings,
+    ashe_player,
+    handbuilt_genome,
+    patient_genome,
+    random_genome,
+    unpack,
+)
 
 H = 10
 
@@ -341,6 +348,45 @@ def test_handbuilt_ashe_beats_simple_bots(opponent):
     mean, ci = result.mbb_per_hand()
     assert result.invalid_actions == 0
     assert mean > 5 * ci and mean > 5000  # thousands of mBB/hand, far outside the 95% interval
+
+
+def test_patient_genome_in_its_linear_range_estimates_the_hand_strength():
+    """One memoryless cell with open gates: SWRE = sigmoid((2 / s) o tanh(i tanh(s (2 hs - 1)))), o = i =
+    sigmoid(10); with s = 0.1 about sigmoid(2 (2 hs - 1)), within 0.07 of hs on [0.1, 0.9]."""
+    s, gate = 0.1, sigmoid(10.0)
+    player = ashe_player(patient_genome(scale=s, raise_penalty=0.0))
+    for hs in np.linspace(0.0, 1.0, 11):
+        expected = sigmoid(2.0 / np.float32(s) * gate * np.tanh(gate * np.tanh(np.float32(2 * s) * hs - np.float32(s))))
+        d = ashe.explain_decision(player, HandState(), strength=hs)
+        for c in d["candidates"][1:]:
+            assert c["w_hat"] == pytest.approx(expected, abs=1e-6)
+            assert abs(c["w_hat"] - hs) <= (0.07 if 0.1 <= hs <= 0.9 else 0.125)
+
+
+def test_patient_genome_lowers_its_raises_only_when_facing_a_bet():
+    player = ashe_player(patient_genome())
+    facing = HandState()
+    facing.raise_to(300)  # a pot-size raise: the big blind must put in 200 more to a pot of 400 (odds 1/3)
+    checked = HandState()
+    checked.call(), checked.call()  # the flop, nothing to call (odds 0)
+    for hs in (0.3, 0.6, 0.9):
+        w = [c["w_hat"] for c in ashe.explain_decision(player, facing, strength=hs)["candidates"][1:]]
+        # each larger raise estimated lower (the 2-pot raise and the all-in share the largest size class)
+        assert all(b <= a for a, b in zip(w, w[1:])) and w[-1] < w[2] - 0.01 < w[0] - 0.02, w
+        w = [c["w_hat"] for c in ashe.explain_decision(player, checked, strength=hs)["candidates"][1:]]
+        assert max(w) - min(w) < 0.01, w
+
+
+def test_patient_genome_beats_the_maniac_by_more_than_the_handbuilt_one():
+    """Calling medium hands where the hand-built player raises them is worth thousands of mBB/hand against the
+    Hothead Maniac, which re-raises every raise (paired on the same decks; 4 standard errors)."""
+    n = 10_000
+    a = play_duplicate(ashe_player(patient_genome()), "hothead-maniac", n, seed=21)
+    b = play_duplicate(ashe_player(handbuilt_genome()), "hothead-maniac", n, seed=21)
+    d = (a.samples - b.samples).astype(np.float64) / 2 / 100 * 1000  # mBB/hand per deal
+    assert d.mean() > 4 * d.std(ddof=1) / np.sqrt(n) and d.mean() > 5000
+    mean, ci = a.mbb_per_hand()
+    assert mean - ci > 30_000
 
 
 def test_ashe_against_itself_is_zero():

@@ -19,6 +19,7 @@ from pokerduel.evolution.evolve import (
     DEFAULT_BATCH,
     DEFAULT_LAG,
     DEFAULT_REFIT,
+    INITS,
     LAG_BATCHES,
     ConfigMismatch,
     EvolveConfig,
@@ -33,7 +34,7 @@ from pokerduel.evolution.evolve import (
 from pokerduel.evolution.reproduction import TserParams, crossover, linear, mutate, tser
 from pokerduel.play.matches import play_duplicate
 from pokerduel.play.oracles import LiveOracle
-from pokerduel.players.genomes import ashe_player, handbuilt_genome
+from pokerduel.players.genomes import ashe_player, handbuilt_genome, patient_genome
 from pokerduel.selectors import make_selector
 
 TINY = dict(population=6, generations=4, keep=3, selector="hybrid", seed=3, panel_deals=6, panel_heldout=1,
@@ -289,11 +290,19 @@ def test_common_decks_compare_candidates_on_equal_cards():
         assert same == common
 
 
-def test_handbuilt_init_is_the_reference_genome_plus_the_uniform_noise():
+@pytest.mark.parametrize("init, genome", [("handbuilt", handbuilt_genome), ("patient", patient_genome)])
+def test_a_handmade_init_is_that_genome_plus_the_uniform_noise(init, genome):
     noise = initial_population(tiny(init_low=-0.1, init_high=0.1))
-    pop = initial_population(tiny(init="handbuilt", init_low=-0.1, init_high=0.1))
-    assert np.array_equal(pop, noise + handbuilt_genome(tiny().settings))
-    assert np.abs(noise).max() <= 0.1 and heldout_players(tiny(init="handbuilt")).shape == (1, pop.shape[1])
+    pop = initial_population(tiny(init=init, init_low=-0.1, init_high=0.1))
+    assert np.array_equal(pop, noise + genome(tiny().settings))
+    assert np.abs(noise).max() <= 0.1 and heldout_players(tiny(init=init)).shape == (1, pop.shape[1])
+
+
+def test_the_cli_offers_every_init():
+    from pokerduel.cli.evolve import evolve
+
+    (option,) = [p for p in evolve.params if p.name == "init"]
+    assert tuple(option.type.choices) == INITS
 
 
 def test_repeat_samples_the_decided_pair_repeatedly():

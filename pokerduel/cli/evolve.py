@@ -140,10 +140,11 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 @click.option("--rate-end", type=float, default=0.05, show_default=True, help="Final per-gene mutation rate.")
 @click.option("--sigma-start", type=float, default=0.5, show_default=True, help="Initial mutation strength.")
 @click.option("--sigma-end", type=float, default=0.1, show_default=True, help="Final mutation strength.")
-@click.option("--init", type=click.Choice(["random", "handbuilt"]), default="random", show_default=True,
-              help="Generation 0: random weights, or the hand-built reference genome plus the --init-range noise.")
+@click.option("--init", type=click.Choice(["random", "handbuilt", "patient"]), default="random", show_default=True,
+              help="Generation 0: random weights, or a hand-made genome (handbuilt: the reference player; patient: "
+                   "raises with a margin when facing a bet) plus the --init-range noise.")
 @click.option("--init-range", nargs=2, type=float, default=(-1.0, 1.0), show_default=True,
-              help="Generation-0 weights (or noise, with --init handbuilt) uniform on [LOW, HIGH] (core paper: "
+              help="Generation-0 weights (or noise, with a hand-made --init) uniform on [LOW, HIGH] (core paper: "
                    "[-1, 1]).")
 @click.option("--hs-samples", type=click.IntRange(min=1), default=None,
               help="Monte Carlo roll-outs of hand strength on flop and turn  [default: the engine's 1000].")

@@ -71,7 +71,7 @@ from ..play.oracles import LiveOracle, MemoryPool
 from ..play.populations import new_population
 from ..players.ashe import action_counts
 from ..players.base import HELDOUT_BOTS, TRAINING_BOTS, register_spec_resolver
-from ..players.genomes import HANDBUILT_SPEC, AsheSettings, ashe_player, handbuilt_genome
+from ..players.genomes import HANDBUILT_SPEC, AsheSettings, ashe_player, handbuilt_genome, patient_genome
 from ..players.hand_strength import DEFAULT_SAMPLES
 from ..selectors import SELECTORS, MLPOCBAm, check_batch, check_lag
 from ..selectors.problems import n_pairs
@@ -86,9 +86,9 @@ FITNESS_MODES = ("selector", "ane")
 #: the opponent pools, in the order of ``pool_weights``
 POOLS = ("population", "hall", "opponents")
 HALL_POLICIES = ("last", "best")
-#: generation 0: ``random`` (every weight uniform on the init range, core paper §7) or ``handbuilt`` (the
-#: hand-built reference genome plus that uniform noise)
-INITS = ("random", "handbuilt")
+#: generation 0: ``random`` (every weight uniform on the init range, core paper §7), ``handbuilt`` or ``patient``
+#: (that hand-made genome plus the uniform noise; ``players.genomes``)
+INITS = ("random", "handbuilt", "patient")
 #: options added after run files existed, left out of a config's dict at these defaults
 LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "init": "random", "common_decks": False,
                   "opponent_weights": None, "matches": 1, "batch": 1}
@@ -504,10 +504,12 @@ def _word(seed: int, *key: int) -> int:
 
 
 def _generation0(cfg: EvolveConfig, size: int, seed: int) -> np.ndarray:
-    """``size`` genomes: uniform on ``[init_low, init_high]``, added to the hand-built genome if ``init`` says so."""
+    """``size`` genomes: uniform on ``[init_low, init_high]``, added to a hand-made genome if ``init`` names one."""
     genomes = new_population(size, seed, cfg.settings, cfg.init_low, cfg.init_high).genomes
     if cfg.init == "handbuilt":
         genomes = genomes + handbuilt_genome(cfg.settings)
+    elif cfg.init == "patient":
+        genomes = genomes + patient_genome(cfg.settings)
     return genomes
 
 

@@ -124,6 +124,36 @@ def handbuilt_genome(settings: AsheSettings = AsheSettings(), sharpness: float =
     return g
 
 
+def patient_genome(settings: AsheSettings = AsheSettings(), scale: float = 1.5, raise_penalty: float = 0.8,
+                   facing: float = 0.15) -> np.ndarray:
+    """A hand-made genome that raises with a margin when it faces a bet (``docs/players.md``).
+
+    Cell 0 of each estimator is a memoryless unit on its key input ``v`` (hand strength for SWRE, the PRT
+    node's fold rate for OFRE), fed ``scale (2 v - 1)``; its output weight is ``2 / scale`` for SWRE and
+    ``10 / scale`` for OFRE. A small ``scale`` keeps both in their linear range (SWRE ``≈ sigmoid(2 (2 hs - 1))``,
+    within 0.07 of ``hs`` on [0.1, 0.9]; OFRE near 0 or 1); a larger one flattens them but keeps the genome's play
+    under small weight noise, as evolution from it needs (``--init patient``). SWRE's cell 1
+    subtracts ``raise_penalty`` times the candidate's size class (0.25 for half a pot up to 1 for all-in)
+    whenever the pot odds exceed ``facing``: facing a bet, a medium hand calls to see the next card rather
+    than raise, where the one-step rule alone would raise any hand it expects to win more often than not.
+    """
+    g = np.zeros(settings.genome_size, np.float32)
+    views = unpack(g, settings.hidden)
+    for name, key, slope in (("swre", ashe.N_DEC, 2.0), ("ofre", ashe.N_DEC + 3, 10.0)):
+        v = views[name]
+        v["W"][0, 0, key] = 2.0 * scale
+        v["b"][0, 0] = -scale
+        v["b"][1:, 0] = (10.0, -10.0, 10.0)  # input gate open, forget gate shut, output gate open
+        v["w_out"][0] = slope / scale
+    if raise_penalty:
+        v = views["swre"]
+        v["W"][0, 1, ashe.SWRE_DEC + 1] = -raise_penalty * scale  # the candidate's size class
+        v["W"][1, 1, ashe.N_DEC - 1] = 40.0  # input gate: open when the pot odds exceed `facing`
+        v["b"][1:, 1] = (-40.0 * facing, -10.0, 10.0)
+        v["w_out"][1] = 2.0 / scale
+    return g
+
+
 def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "ashe") -> Player:
     """An ASHE player the engine runs in nopython mode (kind ``ASHE``, params = header + genome)."""
     genome = np.asarray(genome)
