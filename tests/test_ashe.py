@@ -377,6 +377,12 @@ def test_patient_genome_lowers_its_raises_only_when_facing_a_bet():
         assert max(w) - min(w) < 0.01, w
 
 
+def test_patient_genome_needs_a_second_cell_for_its_penalty():
+    with pytest.raises(ValueError, match="hidden >= 2"):
+        patient_genome(AsheSettings(hidden=1))
+    assert patient_genome(AsheSettings(hidden=1), raise_penalty=0.0).shape == (AsheSettings(hidden=1).genome_size,)
+
+
 def test_patient_genome_beats_the_maniac_by_more_than_the_handbuilt_one():
     """Calling medium hands where the hand-built player raises them is worth thousands of mBB/hand against the
     Hothead Maniac, which re-raises every raise (paired on the same decks; 4 standard errors)."""

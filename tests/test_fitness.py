@@ -189,6 +189,7 @@ def test_ane_run_keeps_fixed_opponents_out_of_the_population_and_resumes_exactly
     ({"matches": 4}, "must be a multiple of matches"),
     ({"matches": 0}, "matches .* must be an integer >= 1"),
     ({"matches": 2, "fitness": "selector", "selector": "pocbam"}, "matches applies to --fitness ane"),
+    ({"init": "patient", "hidden": 1}, "needs hidden >= 2"),
 ])
 def test_bad_pool_options_are_value_errors(kw, match):
     with pytest.raises(ValueError, match=match):
@@ -236,6 +237,7 @@ def test_cli_preset_and_usage_errors(tmp_path):
                         (["--preset", "ashe1", "--hall-of-fame", "250"], "hall_of_fame <= 249"),
                         (["--preset", "ashe1", "--pool-weights", "1", "0", "0"], "positive number"),
                         (["--preset", "ashe1", "--matches", "3"], "multiple of matches"),
+                        (["--preset", "ashe1", "--init", "patient", "--hidden", "1"], "needs hidden >= 2"),
                         (["--opponents", "calling-machine", "--selector", "uniform", "--batch", "2"],
                          "got uniform; allowed: batch = 1")):
         r = CliRunner().invoke(main, ["evolve", *args, "--out", str(tmp_path / "x.h5")])

@@ -311,6 +311,8 @@ class EvolveConfig:
         _ = self.settings  # validates hidden, prt_capacity, lstm_reset, calling_range, explore
         if self.init not in INITS:
             raise ValueError(f"init must be one of {', '.join(INITS)}, got {self.init!r}")
+        if self.init == "patient" and self.hidden < 2:
+            raise ValueError(f"init 'patient' needs hidden >= 2 cells (its second SWRE cell), got hidden={self.hidden}")
         if not (np.isfinite(self.init_low) and np.isfinite(self.init_high) and self.init_low < self.init_high):
             raise ValueError(f"need finite init_low < init_high, got [{self.init_low}, {self.init_high}]")
         if not isinstance(self.reset, (bool, np.bool_)):

@@ -137,6 +137,8 @@ def patient_genome(settings: AsheSettings = AsheSettings(), scale: float = 1.5, 
     whenever the pot odds exceed ``facing``: facing a bet, a medium hand calls to see the next card rather
     than raise, where the one-step rule alone would raise any hand it expects to win more often than not.
     """
+    if raise_penalty and settings.hidden < 2:
+        raise ValueError(f"the patient genome's raise penalty needs hidden >= 2 cells, got hidden={settings.hidden}")
     g = np.zeros(settings.genome_size, np.float32)
     views = unpack(g, settings.hidden)
     for name, key, slope in (("swre", ashe.N_DEC, 2.0), ("ofre", ashe.N_DEC + 3, 10.0)):
