@@ -102,25 +102,26 @@ def random_genome(settings: AsheSettings, rng: np.random.Generator, low: float =
     return rng.uniform(low, high, settings.genome_size).astype(np.float32)
 
 
+def _memoryless_cell(block: dict, key: int, scale: float, out_weight: float) -> None:
+    """Make cell 0 of an estimator block a memoryless unit (input and output gates open, forget gate shut)
+    fed ``scale (2 v - 1)`` for its input ``v = x[key]``, with output weight ``out_weight``."""
+    block["W"][0, 0, key] = 2.0 * scale
+    block["b"][0, 0] = -scale
+    block["b"][1:, 0] = (10.0, -10.0, 10.0)
+    block["w_out"][0] = out_weight
+
+
 def handbuilt_genome(settings: AsheSettings = AsheSettings(), sharpness: float = 3.0) -> np.ndarray:
     """A hand-made (not evolved) genome: SWRE tracks hand strength, OFRE tracks the PRT's fold rate.
 
-    Each estimator uses one cell as a memoryless squashing unit (input and output gates open, forget
-    gate shut) fed ``2 v - 1`` for its key input ``v``; the output unit undoes most of the squashing,
-    so the estimate rises monotonically from 0.13 at ``v = 0`` to 0.87 at ``v = 1``. A reference
-    player for tests and a sanity check of the decision rule.
+    Each estimator uses one cell as a memoryless squashing unit fed ``2 v - 1`` for its key input ``v``;
+    the output unit undoes most of the squashing, so the estimate rises monotonically from 0.13 at
+    ``v = 0`` to 0.87 at ``v = 1``. A reference player for tests and a sanity check of the decision rule.
     """
     g = np.zeros(settings.genome_size, np.float32)
     views = unpack(g, settings.hidden)
-    keys = {"ofre": ashe.N_DEC + 3, "swre": ashe.N_DEC}  # node fold rate; hand strength
-    for name, k in keys.items():
-        v = views[name]
-        v["W"][0, 0, k] = 2.0
-        v["b"][0, 0] = -1.0
-        v["b"][1, 0] = 10.0  # input gate open
-        v["b"][2, 0] = -10.0  # forget gate shut: no memory of earlier steps
-        v["b"][3, 0] = 10.0  # output gate open
-        v["w_out"][0] = sharpness
+    _memoryless_cell(views["ofre"], ashe.N_DEC + 3, 1.0, sharpness)  # the node's fold rate
+    _memoryless_cell(views["swre"], ashe.N_DEC, 1.0, sharpness)  # hand strength
     return g
 
 
@@ -128,25 +129,22 @@ def patient_genome(settings: AsheSettings = AsheSettings(), scale: float = 1.5, 
                    facing: float = 0.15) -> np.ndarray:
     """A hand-made genome that raises with a margin when it faces a bet (``docs/players.md``).
 
-    Cell 0 of each estimator is a memoryless unit on its key input ``v`` (hand strength for SWRE, the PRT
-    node's fold rate for OFRE), fed ``scale (2 v - 1)``; its output weight is ``2 / scale`` for SWRE and
-    ``10 / scale`` for OFRE. A small ``scale`` keeps both in their linear range (SWRE ``≈ sigmoid(2 (2 hs - 1))``,
-    within 0.07 of ``hs`` on [0.1, 0.9]; OFRE near 0 or 1); a larger one flattens them but keeps the genome's play
-    under small weight noise, as evolution from it needs (``--init patient``). SWRE's cell 1
-    subtracts ``raise_penalty`` times the candidate's size class (0.25 for half a pot up to 1 for all-in)
-    whenever the pot odds exceed ``facing``: facing a bet, a medium hand calls to see the next card rather
-    than raise, where the one-step rule alone would raise any hand it expects to win more often than not.
+    Cell 0 of each estimator is the hand-built genome's memoryless unit on its key input ``v`` (hand
+    strength for SWRE, the PRT node's fold rate for OFRE), fed ``scale (2 v - 1)``, with output weight
+    ``2 / scale`` for SWRE and ``10 / scale`` for OFRE. A small ``scale`` keeps both in their linear range
+    (SWRE ``≈ sigmoid(2 (2 hs - 1))``, within 0.07 of ``hs`` on [0.1, 0.9]; OFRE near 0 or 1); a larger one
+    flattens them but keeps the genome's play under small weight noise, as evolution from it needs
+    (``--init patient``). SWRE's cell 1 subtracts ``raise_penalty`` times the candidate's size class (0.25
+    for half a pot up to 1 for all-in) whenever the pot odds exceed ``facing``: facing a bet, a medium hand
+    calls to see the next card rather than raise, where the one-step rule alone would raise any hand it
+    expects to win more often than not.
     """
     if raise_penalty and settings.hidden < 2:
         raise ValueError(f"the patient genome's raise penalty needs hidden >= 2 cells, got hidden={settings.hidden}")
     g = np.zeros(settings.genome_size, np.float32)
     views = unpack(g, settings.hidden)
-    for name, key, slope in (("swre", ashe.N_DEC, 2.0), ("ofre", ashe.N_DEC + 3, 10.0)):
-        v = views[name]
-        v["W"][0, 0, key] = 2.0 * scale
-        v["b"][0, 0] = -scale
-        v["b"][1:, 0] = (10.0, -10.0, 10.0)  # input gate open, forget gate shut, output gate open
-        v["w_out"][0] = slope / scale
+    _memoryless_cell(views["swre"], ashe.N_DEC, scale, 2.0 / scale)
+    _memoryless_cell(views["ofre"], ashe.N_DEC + 3, scale, 10.0 / scale)
     if raise_penalty:
         v = views["swre"]
         v["W"][0, 1, ashe.SWRE_DEC + 1] = -raise_penalty * scale  # the candidate's size class
