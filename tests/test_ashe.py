@@ -6,7 +6,7 @@ import sys
 import numpy as np
 import pytest
 
-from pokerduel.engine.rules import CALL, FOLD, MAX_ACTIONS_PER_HAND, RAISE, STACK, HandState
+from pokerduel.engine.rules import BIG_BLIND, CALL, FOLD, MAX_ACTIONS_PER_HAND, RAISE, STACK, HandState
 from pokerduel.play.matches import play_duplicate, reset_memory
 from pokerduel.players import ashe
 from pokerduel.players.genomes import (
@@ -389,7 +389,7 @@ def test_patient_genome_beats_the_maniac_by_more_than_the_handbuilt_one():
     n = 10_000
     a = play_duplicate(ashe_player(patient_genome()), "hothead-maniac", n, seed=21)
     b = play_duplicate(ashe_player(handbuilt_genome()), "hothead-maniac", n, seed=21)
-    d = (a.samples - b.samples).astype(np.float64) / 2 / 100 * 1000  # mBB/hand per deal
+    d = (a.samples - b.samples).astype(np.float64) / 2 / BIG_BLIND * 1000  # mBB/hand per deal
     assert d.mean() > 4 * d.std(ddof=1) / np.sqrt(n) and d.mean() > 5000
     mean, ci = a.mbb_per_hand()
     assert mean - ci > 30_000

@@ -71,7 +71,14 @@ from ..play.oracles import LiveOracle, MemoryPool
 from ..play.populations import new_population
 from ..players.ashe import action_counts
 from ..players.base import HELDOUT_BOTS, TRAINING_BOTS, register_spec_resolver
-from ..players.genomes import HANDBUILT_SPEC, AsheSettings, ashe_player, handbuilt_genome, patient_genome
+from ..players.genomes import (
+    HANDBUILT_SPEC,
+    PATIENT_MIN_HIDDEN,
+    AsheSettings,
+    ashe_player,
+    handbuilt_genome,
+    patient_genome,
+)
 from ..players.hand_strength import DEFAULT_SAMPLES
 from ..selectors import SELECTORS, MLPOCBAm, check_batch, check_lag
 from ..selectors.problems import n_pairs
@@ -311,8 +318,9 @@ class EvolveConfig:
         _ = self.settings  # validates hidden, prt_capacity, lstm_reset, calling_range, explore
         if self.init not in INITS:
             raise ValueError(f"init must be one of {', '.join(INITS)}, got {self.init!r}")
-        if self.init == "patient" and self.hidden < 2:
-            raise ValueError(f"init 'patient' needs hidden >= 2 cells (its second SWRE cell), got hidden={self.hidden}")
+        if self.init == "patient" and self.hidden < PATIENT_MIN_HIDDEN:
+            raise ValueError(f"init 'patient' needs hidden >= {PATIENT_MIN_HIDDEN} cells (its second SWRE cell), "
+                             f"got hidden={self.hidden}")
         if not (np.isfinite(self.init_low) and np.isfinite(self.init_high) and self.init_low < self.init_high):
             raise ValueError(f"need finite init_low < init_high, got [{self.init_low}, {self.init_high}]")
         if not isinstance(self.reset, (bool, np.bool_)):

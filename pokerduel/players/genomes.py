@@ -125,6 +125,10 @@ def handbuilt_genome(settings: AsheSettings = AsheSettings(), sharpness: float =
     return g
 
 
+#: cells the patient genome uses in SWRE (its second one carries the raise penalty)
+PATIENT_MIN_HIDDEN = 2
+
+
 def patient_genome(settings: AsheSettings = AsheSettings(), scale: float = 1.5, raise_penalty: float = 0.8,
                    facing: float = 0.15) -> np.ndarray:
     """A hand-made genome that raises with a margin when it faces a bet (``docs/players.md``).
@@ -139,8 +143,9 @@ def patient_genome(settings: AsheSettings = AsheSettings(), scale: float = 1.5, 
     calls to see the next card rather than raise, where the one-step rule alone would raise any hand it
     expects to win more often than not.
     """
-    if raise_penalty and settings.hidden < 2:
-        raise ValueError(f"the patient genome's raise penalty needs hidden >= 2 cells, got hidden={settings.hidden}")
+    if raise_penalty and settings.hidden < PATIENT_MIN_HIDDEN:
+        raise ValueError(f"the patient genome's raise penalty needs hidden >= {PATIENT_MIN_HIDDEN} cells, "
+                         f"got hidden={settings.hidden}")
     g = np.zeros(settings.genome_size, np.float32)
     views = unpack(g, settings.hidden)
     _memoryless_cell(views["swre"], ashe.N_DEC, scale, 2.0 / scale)
@@ -148,8 +153,9 @@ def patient_genome(settings: AsheSettings = AsheSettings(), scale: float = 1.5, 
     if raise_penalty:
         v = views["swre"]
         v["W"][0, 1, ashe.SWRE_DEC + 1] = -raise_penalty * scale  # the candidate's size class
-        v["W"][1, 1, ashe.N_DEC - 1] = 40.0  # input gate: open when the pot odds exceed `facing`
-        v["b"][1:, 1] = (-40.0 * facing, -10.0, 10.0)
+        gain = 40.0  # input gate sigmoid(gain (pot odds - facing)): shut below `facing`, open above it
+        v["W"][1, 1, ashe.N_DEC - 1] = gain
+        v["b"][1:, 1] = (-gain * facing, -10.0, 10.0)
         v["w_out"][1] = 2.0 / scale
     return g
 
