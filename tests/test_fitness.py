@@ -29,7 +29,7 @@ from pokerduel.play.matches import deal_strengths, play_duplicate
 from pokerduel.play.populations import new_population
 from pokerduel.players.ashe import HEADER
 from pokerduel.players.base import TRAINING_BOTS
-from pokerduel.players.genomes import AsheSettings, ashe_player, handbuilt_genome
+from pokerduel.players.genomes import AsheSettings, ashe_player, handbuilt_genome, patient_genome
 
 SMALL = AsheSettings(prt_capacity=256)
 TINY_ANE = dict(population=6, generations=4, keep=3, fitness="ane", opponents=("calling-machine", "hothead-maniac"),
@@ -360,11 +360,15 @@ def test_default_selector_is_pocbam_with_fixed_opponents_and_the_hybrid_without(
     assert EvolveConfig(**base, opponents=("calling-machine",), fitness="ane", deals=2).selector == "hybrid"
 
 
-def test_the_handbuilt_player_is_a_training_opponent():
+def test_the_hand_made_players_are_training_opponents():
     cfg = EvolveConfig(population=6, generations=2, keep=3, fitness="ane", deals=2,
-                       opponents=("calling-machine", "handbuilt"))
-    assert [p.name for p in training_opponents(cfg)] == ["calling-machine", "handbuilt"]
-    assert resolve_opponent("handbuilt").name == "handbuilt"
+                       opponents=("calling-machine", "handbuilt", "patient"))
+    assert [p.name for p in training_opponents(cfg)] == ["calling-machine", "handbuilt", "patient"]
+    settings = AsheSettings(prt_capacity=1024)
+    for spec, genome in (("handbuilt", handbuilt_genome), ("patient", patient_genome)):
+        player = resolve_opponent(spec)
+        assert player.name == spec
+        assert np.array_equal(player.params, ashe_player(genome(settings), settings).params)
 
 
 def test_panel_groups_and_the_multi_run_plot(tmp_path):

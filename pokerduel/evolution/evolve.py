@@ -74,6 +74,7 @@ from ..players.base import HELDOUT_BOTS, TRAINING_BOTS, register_spec_resolver
 from ..players.genomes import (
     HANDBUILT_SPEC,
     PATIENT_MIN_HIDDEN,
+    PATIENT_SPEC,
     AsheSettings,
     ashe_player,
     handbuilt_genome,
@@ -548,12 +549,12 @@ def resolve_opponent(spec: str):
     if bot is not None:
         return bot
     path, sep, rest = spec.partition(".h5:")
-    if not sep:                         # not a file: another registered spec (``HANDBUILT_SPEC``) or unknown
+    if not sep:                         # not a file: another registered spec (a hand-made genome) or unknown
         try:
             return make_player(spec)
         except ValueError:
             raise ValueError(f"unknown opponent {spec!r}; choose a bot ({', '.join(BOTS)}, or NAME(key=value, "
-                             f"...) with its rule constants), {HANDBUILT_SPEC}, FILE.h5:INDEX of a "
+                             f"...) with its rule constants), {HANDBUILT_SPEC}, {PATIENT_SPEC}, FILE.h5:INDEX of a "
                              "population or run file, or RUN.h5:champion[:GENERATION]") from None
     path += ".h5"
     if file_format(path) != FORMAT:     # not an evolution run file: a population file, or an error from it

@@ -178,18 +178,21 @@ def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "as
                   uses_hand_strength=True)
 
 
-#: the player spec of the hand-built reference player (``make_player("handbuilt")``)
+#: the player specs of the hand-made players (``make_player("handbuilt")``, ``make_player("patient")``)
 HANDBUILT_SPEC = "handbuilt"
+PATIENT_SPEC = "patient"
 
 
 def _resolve_spec(spec: str) -> Player | None:
-    """``make_player``'s resolver for ``handbuilt``: ``handbuilt_genome`` with the PRT size evolution runs
-    use (1,024 nodes), an opponent that bets and raises with strong hands and calls with what its hand
-    strength says, where the ASHE 1.0 bots play by fixed rules."""
-    if spec != HANDBUILT_SPEC:
+    """``make_player``'s resolver for the hand-made genomes, with the PRT size evolution runs use (1,024
+    nodes). ``handbuilt`` bets and raises with strong hands and calls with what its hand strength says, where
+    the ASHE 1.0 bots play by fixed rules; ``patient`` also raises only with a margin when it faces a bet, so
+    its raises there say its hand is strong and it stands up to a re-raise."""
+    makers = {HANDBUILT_SPEC: handbuilt_genome, PATIENT_SPEC: patient_genome}
+    if spec not in makers:
         return None
     settings = AsheSettings(prt_capacity=1024)
-    return ashe_player(handbuilt_genome(settings), settings, name=HANDBUILT_SPEC)
+    return ashe_player(makers[spec](settings), settings, name=spec)
 
 
 register_spec_resolver(_resolve_spec)
