@@ -131,6 +131,9 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
               help="How far a raise's win rate is taken against the hands that call it (0: the one-step rule).")
 @click.option("--explore", type=click.FloatRange(0, 1), default=0.0, show_default=True,
               help="Share of the players' folds turned into calls, so that what a fold hides keeps being learned.")
+@click.option("--read-raises/--own-calls", default=False, show_default=True,
+              help="Facing a raise, the call's street showdown inputs are those of hands in which the opponent "
+                   "raised on the street (instead of those after the player's own calls).")
 @click.option("--reset/--continue-matches", default=False, show_default=True,
               help="Fresh memories every deal instead of a continuing match per pair.")
 @click.option("--common-decks/--own-decks", default=False, show_default=True,
@@ -140,9 +143,11 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 @click.option("--rate-end", type=float, default=0.05, show_default=True, help="Final per-gene mutation rate.")
 @click.option("--sigma-start", type=float, default=0.5, show_default=True, help="Initial mutation strength.")
 @click.option("--sigma-end", type=float, default=0.1, show_default=True, help="Final mutation strength.")
-@click.option("--init", type=click.Choice(["random", "handbuilt", "patient"]), default="random", show_default=True,
+@click.option("--init", type=click.Choice(["random", "handbuilt", "patient", "reader"]), default="random",
+              show_default=True,
               help="Generation 0: random weights, or a hand-made genome (handbuilt: the reference player; patient: "
-                   "raises with a margin when facing a bet) plus the --init-range noise.")
+                   "raises with a margin when facing a bet; reader: patient, and weighs its hand against what the "
+                   "opponent showed) plus the --init-range noise.")
 @click.option("--init-range", nargs=2, type=float, default=(-1.0, 1.0), show_default=True,
               help="Generation-0 weights (or noise, with a hand-made --init) uniform on [LOW, HIGH] (core paper: "
                    "[-1, 1]).")
@@ -166,9 +171,9 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 @click.pass_context
 def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_weights, pool_weights, deals, matches,
            population, generations, keep, selector, budget, n0, repeat, lag, lag_thread, refit_every, batch,
-           selector_options, seed, hidden, prt_capacity, calling_range, explore, reset, common_decks, rate_start,
-           rate_end, sigma_start, sigma_end, init, init_range, hs_samples, panel_bots, panel_deals, panel_heldout, out,
-           resume, overwrite, backend, workers, scheduler, as_json):
+           selector_options, seed, hidden, prt_capacity, calling_range, explore, read_raises, reset, common_decks,
+           rate_start, rate_end, sigma_start, sigma_end, init, init_range, hs_samples, panel_bots, panel_deals,
+           panel_heldout, out, resume, overwrite, backend, workers, scheduler, as_json):
     """Evolve ASHE players: each generation a top-k selector picks the survivors, TSER makes the rest.
 
     Every generation is checkpointed atomically to OUT; after an interruption, the same command with
@@ -185,7 +190,7 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
         population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
         repeat=repeat, lag=lag, refit_every=refit_every, batch=batch, seed=seed, hidden=hidden,
         prt_capacity=prt_capacity,
-        calling_range=calling_range, explore=explore, reset=reset, common_decks=common_decks,
+        calling_range=calling_range, explore=explore, read_raises=read_raises, reset=reset, common_decks=common_decks,
         panel_deals=panel_deals, panel_heldout=panel_heldout,
         init=init, init_low=init_range[0], init_high=init_range[1],
         rate_start=rate_start, rate_end=rate_end, sigma_start=sigma_start, sigma_end=sigma_end,

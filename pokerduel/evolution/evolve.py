@@ -75,10 +75,12 @@ from ..players.genomes import (
     HANDBUILT_SPEC,
     PATIENT_MIN_HIDDEN,
     PATIENT_SPEC,
+    READER_MIN_HIDDEN,
     AsheSettings,
     ashe_player,
     handbuilt_genome,
     patient_genome,
+    reader_genome,
 )
 from ..players.hand_strength import DEFAULT_SAMPLES
 from ..selectors import SELECTORS, MLPOCBAm, check_batch, check_lag
@@ -94,11 +96,11 @@ FITNESS_MODES = ("selector", "ane")
 #: the opponent pools, in the order of ``pool_weights``
 POOLS = ("population", "hall", "opponents")
 HALL_POLICIES = ("last", "best")
-#: generation 0: ``random`` (every weight uniform on the init range, core paper §7), ``handbuilt`` or ``patient``
-#: (that hand-made genome plus the uniform noise; ``players.genomes``)
-INITS = ("random", "handbuilt", "patient")
+#: generation 0: ``random`` (every weight uniform on the init range, core paper §7), ``handbuilt``, ``patient`` or
+#: ``reader`` (that hand-made genome plus the uniform noise; ``players.genomes``)
+INITS = ("random", "handbuilt", "patient", "reader")
 #: options added after run files existed, left out of a config's dict at these defaults
-LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "init": "random", "common_decks": False,
+LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "init": "random", "common_decks": False,
                   "opponent_weights": None, "matches": 1, "batch": 1}
 #: named option sets (``--preset``); options given explicitly override them. ``ashe1``: ASHE 1.0 exactly.
 #: ``generalist``: ASHE 1.0's fitness at its hands per generation (9 opponents x 222 deals), from the hand-built
@@ -196,7 +198,7 @@ class EvolveConfig:
     1, else 1) trade exactness to the paper's sequential methods for speed; ``lag=0, refit_every=1,
     batch=1`` are the paper's methods. ``prt_capacity`` defaults to 1024
     nodes (a generation's matches are a few deals per pair; the panel's 250-deal matches fit too).
-    ``hidden``, ``lstm_reset``, ``calling_range`` and ``explore`` are the players' ``AsheSettings``.
+    ``hidden``, ``lstm_reset``, ``calling_range``, ``explore`` and ``read_raises`` are the players' ``AsheSettings``.
     ``reset``: every deal with fresh memories instead of a continuing match per pair.
     ``common_decks`` (``--fitness selector`` with fixed opponents): every candidate meets each fixed
     opponent on the same decks, as ANE's matches always do (``LiveOracle(common_decks_from=K)``).
@@ -226,6 +228,7 @@ class EvolveConfig:
     lstm_reset: str = "hand"
     calling_range: float = 0.0
     explore: float = 0.0
+    read_raises: bool = False
     init: str = "random"
     init_low: float = -1.0
     init_high: float = 1.0
@@ -316,11 +319,14 @@ class EvolveConfig:
                                  f"{', '.join(allowed)}") from None
             given = ", ".join(f"{name}={value!r}" for name, value in self.selector_options.items())
             raise ValueError(f"bad selector option value for {self.selector} ({given}): {err}") from None
-        _ = self.settings  # validates hidden, prt_capacity, lstm_reset, calling_range, explore
+        _ = self.settings  # validates hidden, prt_capacity, lstm_reset, calling_range, explore, read_raises
         if self.init not in INITS:
             raise ValueError(f"init must be one of {', '.join(INITS)}, got {self.init!r}")
         if self.init == "patient" and self.hidden < PATIENT_MIN_HIDDEN:
             raise ValueError(f"init 'patient' needs hidden >= {PATIENT_MIN_HIDDEN} cells (its second SWRE cell), "
+                             f"got hidden={self.hidden}")
+        if self.init == "reader" and self.hidden < READER_MIN_HIDDEN:
+            raise ValueError(f"init 'reader' needs hidden >= {READER_MIN_HIDDEN} cells (its third SWRE cell), "
                              f"got hidden={self.hidden}")
         if not (np.isfinite(self.init_low) and np.isfinite(self.init_high) and self.init_low < self.init_high):
             raise ValueError(f"need finite init_low < init_high, got [{self.init_low}, {self.init_high}]")
@@ -466,7 +472,8 @@ class EvolveConfig:
 
     @property
     def settings(self) -> AsheSettings:
-        return AsheSettings(self.hidden, self.prt_capacity, self.lstm_reset, self.calling_range, self.explore)
+        return AsheSettings(self.hidden, self.prt_capacity, self.lstm_reset, self.calling_range, self.explore,
+                            self.read_raises)
 
     @property
     def panel_names(self) -> list[str]:
@@ -521,6 +528,8 @@ def _generation0(cfg: EvolveConfig, size: int, seed: int) -> np.ndarray:
         genomes = genomes + handbuilt_genome(cfg.settings)
     elif cfg.init == "patient":
         genomes = genomes + patient_genome(cfg.settings)
+    elif cfg.init == "reader":
+        genomes = genomes + reader_genome(cfg.settings)
     return genomes
 
 

@@ -15,7 +15,8 @@ raise increment as a fraction ``s`` of the pot after calling: B0 < 0.375 <= B1 <
 < 1.75 <= B4 < 3 <= B5, and B6 for all-in or a raise leaving less than 5% of the stack behind. The
 player's own raises of 0.5, 1, 1.5 and 2 pots fall in B1..B4 and its all-in in B6.
 
-**params** (float64): ``[hidden, prt_capacity, lstm_reset, calling_range, explore, OFRE block, SWRE block]``.
+**params** (float64): ``[hidden, prt_capacity, lstm_reset, calling_range, explore, read_raises, OFRE block,
+SWRE block]``.
 An estimator block for ``n`` inputs and ``H`` cells is, in order: ``W[4, H, n]``, ``R[4, H, H]``, peepholes
 ``p[3, H]`` (input, forget, output gates), biases ``b[4, H]``, output weights ``w[H]``, output bias;
 gates are ordered (block input z, input i, forget f, output o). The genome is everything after the
@@ -68,8 +69,8 @@ OFRE_DEC, SWRE_DEC = N_DEC, N_DEC + 1
 CONF_PRIOR = 10.0  # confidence of n observations is n / (n + CONF_PRIOR)
 
 # ---- params header ---------------------------------------------------------------------------------
-P_HIDDEN, P_CAPACITY, P_LSTM_RESET, P_CALLING_RANGE, P_EXPLORE = 0, 1, 2, 3, 4
-HEADER = 5
+P_HIDDEN, P_CAPACITY, P_LSTM_RESET, P_CALLING_RANGE, P_EXPLORE, P_READ_RAISES = 0, 1, 2, 3, 4, 5
+HEADER = 6
 RESET_HAND, RESET_HALF = 0, 1  # when the LSTM state returns to zero
 
 
@@ -85,20 +86,24 @@ def genome_size(hidden: int) -> int:
 
 
 # ---- memory layouts (per bank) ---------------------------------------------------------------------
-# imem: [n_nodes, overflow, decisions, lstm_steps, ...] | scratch state | street aggregates | nodes
+# imem: [n_nodes, overflow, decisions, lstm_steps, ...] | scratch state | street aggregates
+#       | opponent-raise showdowns per street | nodes
 I_NNODES, I_OVERFLOW, I_DECISIONS, I_STEPS = 0, 1, 2, 3
 I_STATE = 8
 I_CAND_TO = I_STATE + STATE_SIZE  # raise-to of each candidate (0 for fold/call, -1 if absent)
 I_AGG = I_CAND_TO + N_CANDIDATES  # [stat, street, code] with stats (visits, opp_acts, opp_fold, sd_n)
 AGG_VISITS, AGG_OPP_ACTS, AGG_OPP_FOLD, AGG_SD_N = range(4)
-I_NODES = I_AGG + 4 * 4 * N_CODES
+I_RAGG = I_AGG + 4 * 4 * N_CODES  # per street: showdowns of hands in which the opponent raised on that street
+I_NODES = I_RAGG + 4
 # Node record: child[9], visits, opp_acts, opp_fold, opp_call, opp_raise, sd_n (16 words with padding).
 N_VISITS, N_OPP_ACTS, N_OPP_FOLD, N_OPP_CALL, N_OPP_RAISE, N_SD_N = range(N_CODES, N_CODES + 6)
 NODE_WORDS = 16
-# fmem: street aggregates (sd_opp_hs, sd_win) | trace | LSTM state | candidate states | pre-activations | inputs
-#       | LSTM scratch | OFRE, SWRE weights transposed (filled by ashe_reset) | nodes
+# fmem: street aggregates (sd_opp_hs, sd_win) | opponent-raise aggregates (the same per street) | trace
+#       | LSTM state | candidate states | pre-activations | inputs | LSTM scratch
+#       | OFRE, SWRE weights transposed (filled by ashe_reset) | nodes
 F_AGG = 0
-F_TRACE = F_AGG + 2 * 4 * N_CODES  # last decision: (f_hat, w_hat, utility) per candidate, NaN if absent
+F_RAGG = F_AGG + 2 * 4 * N_CODES
+F_TRACE = F_RAGG + 2 * 4  # last decision: (f_hat, w_hat, utility) per candidate, NaN if absent
 F_LSTM = F_TRACE + 3 * N_CANDIDATES
 ROOTS = 2  # node 0: the player sits at position 0 (big blind); node 1: position 1 (button)
 
@@ -334,8 +339,9 @@ def _agg(street, code):
 @kernel
 def prt_update(im, fm, capacity, pos, hist, n_actions, showdown, opp_hs, result):
     """Record a finished hand: visits and the opponent's responses along the path, showdown statistics on
-    every node of the path (``opp_hs`` the opponent's river hand strength, ``result`` 1/0.5/0), and the
-    street aggregates of the player's actions."""
+    every node of the path (``opp_hs`` the opponent's river hand strength, ``result`` 1/0.5/0), the
+    street aggregates of the player's actions, and at a showdown the opponent-raise aggregate of each
+    street on which the opponent raised."""
     sc = im[I_STATE:I_STATE + STATE_SIZE]
     new_hand(sc)
     f_nodes = fm.shape[0] - 2 * capacity
@@ -346,12 +352,15 @@ def prt_update(im, fm, capacity, pos, hist, n_actions, showdown, opp_hs, result)
         fm[f_nodes + 2 * node] += opp_hs
         fm[f_nodes + 2 * node + 1] += result
     pending = -1  # aggregate cell of the player's last action, awaiting the opponent's response
+    raised = 0  # bit s: the opponent raised on street s
     for a in range(n_actions):
         actor = hist[a, 1]
         action = hist[a, 2]
         code = action_code(sc, action, hist[a, 3])
         street = sc[S_ROUND]
         if actor != pos:
+            if action == RAISE:
+                raised |= 1 << street
             if node >= 0:
                 base = _node(node)
                 im[base + N_OPP_ACTS] += 1
@@ -384,6 +393,12 @@ def prt_update(im, fm, capacity, pos, hist, n_actions, showdown, opp_hs, result)
                 fm[f_nodes + 2 * node] += opp_hs
                 fm[f_nodes + 2 * node + 1] += result
         apply_legal(sc, action, hist[a, 3])
+    if showdown:
+        for s in range(4):
+            if (raised >> s) & 1:
+                im[I_RAGG + s] += 1
+                fm[F_RAGG + 2 * s] += opp_hs
+                fm[F_RAGG + 2 * s + 1] += result
 
 
 # ---- decision --------------------------------------------------------------------------------------
@@ -488,6 +503,12 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
     candidate_raises(st, pos, lo, hi, to)
     im[I_DECISIONS] += 1
     spent = st[S_SPENT0 + pos]
+    n_hist = st[S_ACTIONS]
+    # Facing a raise, the call reads the street's opponent-raise aggregate instead of its own (read_raises).
+    read = (params[P_READ_RAISES] > 0.0) & (n_hist > 0)
+    if read:
+        last = n_hist - 1
+        read = (hist[last, 1] != pos) & (hist[last, 2] == RAISE)
     best = -1
     best_u = 0.0
     for k in range(N_CANDIDATES):
@@ -527,6 +548,12 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
         sd_hs = fm[f_nodes + 2 * child] if child >= 0 else 0.0
         sd_win = fm[f_nodes + 2 * child + 1] if child >= 0 else 0.0
         a_sd = im[I_AGG + AGG_SD_N * 36 + ag]
+        a_hs = fm[F_AGG + ag]
+        a_win = fm[F_AGG + 36 + ag]
+        if read & (k == 1):
+            a_sd = im[I_RAGG + street]
+            a_hs = fm[F_RAGG + 2 * street]
+            a_win = fm[F_RAGG + 2 * street + 1]
         j = SWRE_DEC
         x_s[j] = added / STACK
         x_s[j + 1] = size
@@ -535,8 +562,8 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
         x_s[j + 4] = _rate(sd_win, sd_n, 0.5)
         x_s[j + 5] = sd_n / (sd_n + CONF_PRIOR)
         x_s[j + 6] = _rate(sd_n, visits, 0.0)
-        x_s[j + 7] = _rate(fm[F_AGG + ag], a_sd, 0.5)
-        x_s[j + 8] = _rate(fm[F_AGG + 36 + ag], a_sd, 0.5)
+        x_s[j + 7] = _rate(a_hs, a_sd, 0.5)
+        x_s[j + 8] = _rate(a_win, a_sd, 0.5)
         x_s[j + 9] = a_sd / (a_sd + CONF_PRIOR)
         slot = cand + k * 4 * hidden
         f_hat = 0.0  # a check or call cannot make the opponent fold

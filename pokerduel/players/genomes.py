@@ -29,6 +29,9 @@ class AsheSettings:
     rather than the opponent's whole range (0: the one-step rule of note §5.4; see ``docs/players.md``).
     ``explore``: in [0, 1], the share of the player's folds turned into calls, so that the PRT statistics
     behind a fold keep being updated (0: the greedy rule; see ``docs/players.md``, *Exploration*).
+    ``read_raises``: facing a raise, the call's street showdown inputs are those of the hands in which the
+    opponent raised on this street, rather than those after the player's own calls (``docs/players.md``,
+    *Reading raises*).
     """
 
     hidden: int = 10
@@ -36,6 +39,7 @@ class AsheSettings:
     lstm_reset: str = "hand"
     calling_range: float = 0.0
     explore: float = 0.0
+    read_raises: bool = False
 
     def __post_init__(self):
         if not isinstance(self.hidden, (int, np.integer)) or not 1 <= self.hidden <= 256:
@@ -51,17 +55,21 @@ class AsheSettings:
         if not isinstance(self.explore, (int, float, np.integer, np.floating)) or not 0.0 <= self.explore <= 1.0:
             raise ValueError(f"explore must be a number in [0, 1], got {self.explore!r}")
         object.__setattr__(self, "explore", float(self.explore))
+        if not isinstance(self.read_raises, (bool, np.bool_)):
+            raise ValueError(f"read_raises must be true or false, got {self.read_raises!r}")
+        object.__setattr__(self, "read_raises", bool(self.read_raises))
 
     @property
     def genome_size(self) -> int:
         return ashe.genome_size(self.hidden)
 
     def to_dict(self) -> dict:
-        """The settings as JSON-ready values; ``calling_range`` and ``explore`` only when set, so older files compare
-        equal."""
-        d = {k: (int(v) if isinstance(v, (int, np.integer)) else v) for k, v in asdict(self).items()}
-        for later in ("calling_range", "explore"):
-            if d[later] == 0.0:
+        """The settings as JSON-ready values; ``calling_range``, ``explore`` and ``read_raises`` only when set, so
+        older files compare equal."""
+        d = {k: (int(v) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else v)
+             for k, v in asdict(self).items()}
+        for later in ("calling_range", "explore", "read_raises"):
+            if not d[later]:
                 del d[later]
         return d
 
@@ -160,6 +168,35 @@ def patient_genome(settings: AsheSettings = AsheSettings(), scale: float = 1.5, 
     return g
 
 
+#: cells the reader genome uses in SWRE (its third one reads the opponent's showdown strength)
+READER_MIN_HIDDEN = 3
+
+
+def reader_genome(settings: AsheSettings = AsheSettings(read_raises=True), reader: float = 1.0,
+                  confident: float = 0.3, scale: float = 1.5, **patient) -> np.ndarray:
+    """The patient genome plus an SWRE cell that weighs the hand against what the opponent showed
+    (``docs/players.md``, *Reading raises*).
+
+    Cell 2 is fed ``scale (2 h - 1)`` for the street's mean river hand strength ``h`` that the opponent showed
+    at showdowns after the candidate's line (with ``read_raises``, for a call facing a raise: after the
+    opponent raised on this street) and adds ``-reader (2 / scale)`` times its output to SWRE's logit,
+    so the estimate compares the hand with that range. Its input gate opens once the statistic's
+    confidence ``n / (n + 10)`` passes ``confident``; with no showdowns seen, the player is the patient one.
+    """
+    if settings.hidden < READER_MIN_HIDDEN:
+        raise ValueError(f"the reader genome needs hidden >= {READER_MIN_HIDDEN} cells, got hidden={settings.hidden}")
+    g = patient_genome(settings, scale=scale, **patient)
+    v = unpack(g, settings.hidden)["swre"]
+    j = ashe.SWRE_DEC + 7  # the street's showdown hand strength of the opponent; + 2: its confidence
+    v["W"][0, 2, j] = 2.0 * scale
+    v["b"][0, 2] = -scale
+    gain = 20.0
+    v["W"][1, 2, j + 2] = gain
+    v["b"][1:, 2] = (-gain * confident, -10.0, 10.0)
+    v["w_out"][2] = -reader * 2.0 / scale
+    return g
+
+
 def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "ashe") -> Player:
     """An ASHE player the engine runs in nopython mode (kind ``ASHE``, params = header + genome)."""
     genome = np.asarray(genome)
@@ -173,6 +210,7 @@ def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "as
     header[ashe.P_LSTM_RESET] = LSTM_RESETS[settings.lstm_reset]
     header[ashe.P_CALLING_RANGE] = settings.calling_range
     header[ashe.P_EXPLORE] = settings.explore
+    header[ashe.P_READ_RAISES] = float(settings.read_raises)
     n_imem, n_fmem = ashe.memory_sizes(settings.hidden, settings.prt_capacity)
     return Player(name, ASHE, np.concatenate([header, genome.astype(np.float64)]), n_imem, n_fmem,
                   uses_hand_strength=True)
@@ -181,6 +219,7 @@ def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "as
 #: the player specs of the hand-made players (``make_player("handbuilt")``, ``make_player("patient")``)
 HANDBUILT_SPEC = "handbuilt"
 PATIENT_SPEC = "patient"
+READER_SPEC = "reader"
 
 
 def _resolve_spec(spec: str) -> Player | None:
@@ -188,10 +227,10 @@ def _resolve_spec(spec: str) -> Player | None:
     nodes). ``handbuilt`` bets and raises with strong hands and calls with what its hand strength says, where
     the ASHE 1.0 bots play by fixed rules; ``patient`` also raises only with a margin when it faces a bet, so
     its raises there say its hand is strong and it stands up to a re-raise."""
-    makers = {HANDBUILT_SPEC: handbuilt_genome, PATIENT_SPEC: patient_genome}
+    makers = {HANDBUILT_SPEC: handbuilt_genome, PATIENT_SPEC: patient_genome, READER_SPEC: reader_genome}
     if spec not in makers:
         return None
-    settings = AsheSettings(prt_capacity=1024)
+    settings = AsheSettings(prt_capacity=1024, read_raises=spec == READER_SPEC)
     return ashe_player(makers[spec](settings), settings, name=spec)
 
 
