@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from pokerduel.players.genomes import (
     handbuilt_genome,
     patient_genome,
     random_genome,
+    reader_genome,
     unpack,
 )
 
@@ -393,6 +395,71 @@ def test_patient_genome_beats_the_maniac_by_more_than_the_handbuilt_one():
     assert d.mean() > 4 * d.std(ddof=1) / np.sqrt(n) and d.mean() > 5000
     mean, ci = a.mbb_per_hand()
     assert mean - ci > 30_000
+
+
+def ragg(bank):
+    """The opponent-raise aggregates of a bank: per street (showdowns, summed opponent strength, summed result)."""
+    _, im, fm = bank
+    return [(int(im[ashe.I_RAGG + s]), float(fm[ashe.F_RAGG + 2 * s]), float(fm[ashe.F_RAGG + 2 * s + 1]))
+            for s in range(4)]
+
+
+def test_opponent_raise_aggregates_count_showdowns_after_the_opponents_raises(bank):
+    flop_bet = ["c", "c", 300, "c", "c", "c", "c", "c"]  # limp, check; the big blind bets the flop, called; checks
+    record(bank, 1, flop_bet, opp_hs=0.75, result=0.0)  # the button saw the big blind's flop bet at showdown
+    assert ragg(bank) == [(0, 0, 0), (1, 0.75, 0.0), (0, 0, 0), (0, 0, 0)]
+    record(bank, 0, flop_bet, opp_hs=0.25, result=1.0)  # the big blind's own bet is no opponent raise
+    record(bank, 1, ["c", "c", 300, "f"])  # no showdown
+    assert ragg(bank) == [(0, 0, 0), (1, 0.75, 0.0), (0, 0, 0), (0, 0, 0)]
+    record(bank, 1, [300, 900, "c", 1200, 2400, "c", "c", "c", "c", "c"], opp_hs=0.5, result=0.5)
+    assert ragg(bank) == [(1, 0.5, 0.5), (2, 1.25, 0.5), (0, 0, 0), (0, 0, 0)]  # once per street, however many raises
+
+
+def _reading_memory(player):
+    """``player``'s memory after twenty showdowns after the big blind's flop bet (it showed 0.9 and won) and forty
+    after checked flops (it showed 0.2 and lost): the button's calls on the flop saw 0.43 on average, the bets
+    0.9. (The memory holds the player's transposed weights, so it is made for this genome.)"""
+    imem, fmem = player.new_memory()
+    ashe.ashe_reset(player.params, imem[0], fmem[0])
+    bank = (player, imem[0], fmem[0])
+    for _ in range(20):
+        record(bank, 1, ["c", "c", 300, "c", "c", "c", "c", "c"], opp_hs=0.9, result=0.0)
+    for _ in range(40):
+        record(bank, 1, ["c", "c", "c", "c", "c", "c", "c", "c"], opp_hs=0.2, result=1.0)
+    return imem, fmem
+
+
+def test_read_raises_changes_only_the_calls_estimate_facing_a_raise():
+    settings = AsheSettings(prt_capacity=64)
+    own, read = (ashe_player(reader_genome(settings), replace(settings, read_raises=r)) for r in (False, True))
+    memory = _reading_memory(own)
+    facing = scripted(["c", "c", 300])
+    a, b = (ashe.explain_decision(p, facing, strength=0.6, memory=memory)["candidates"] for p in (own, read))
+    assert b[1]["name"] == "call" and b[1]["w_hat"] < a[1]["w_hat"] - 0.1, (a, b)  # the range that bets is strong
+    assert [c["w_hat"] for c in a[2:]] == [c["w_hat"] for c in b[2:]]  # the raises read what they always read
+    checked = scripted(["c", "c", "c"])
+    assert (ashe.explain_decision(own, checked, strength=0.6, memory=memory)
+            == ashe.explain_decision(read, checked, strength=0.6, memory=memory))
+
+
+def test_reader_genome_is_the_patient_one_until_the_opponent_shows_hands():
+    settings = AsheSettings(read_raises=True)
+    reader, patient = ashe_player(reader_genome(settings), settings), ashe_player(patient_genome(settings), settings)
+    facing = scripted(["c", "c", 300])
+    for hs in (0.2, 0.5, 0.8):
+        a, b = (ashe.explain_decision(p, facing, strength=hs)["candidates"] for p in (reader, patient))
+        # no showdowns: the gate is nearly shut (sigmoid(-6)) and the neutral strength 0.5 feeds tanh(0)
+        assert [c["w_hat"] for c in a[1:]] == pytest.approx([c["w_hat"] for c in b[1:]], abs=1e-6)
+    with pytest.raises(ValueError, match="hidden >= 3"):
+        reader_genome(AsheSettings(hidden=2))
+
+
+def test_reader_genome_beats_the_patient_one():
+    """Against the patient player, whose raises facing a bet mean strong hands, weighing the hand against what it
+    showed wins (fixed seed; 4 standard errors of the per-deal results)."""
+    result = play_duplicate("reader", "patient", 5000, seed=31)
+    d = result.samples.astype(np.float64)
+    assert d.mean() > 4 * d.std(ddof=1) / np.sqrt(len(d))
 
 
 def test_ashe_against_itself_is_zero():

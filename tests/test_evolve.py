@@ -34,7 +34,7 @@ from pokerduel.evolution.evolve import (
 from pokerduel.evolution.reproduction import TserParams, crossover, linear, mutate, tser
 from pokerduel.play.matches import play_duplicate
 from pokerduel.play.oracles import LiveOracle
-from pokerduel.players.genomes import ashe_player, handbuilt_genome, patient_genome
+from pokerduel.players.genomes import ashe_player, handbuilt_genome, patient_genome, reader_genome
 from pokerduel.selectors import make_selector
 
 TINY = dict(population=6, generations=4, keep=3, selector="hybrid", seed=3, panel_deals=6, panel_heldout=1,
@@ -258,12 +258,12 @@ def test_run_files_from_before_the_lag_and_refit_options_read_as_the_papers_meth
 def test_options_at_their_defaults_stay_out_of_the_config_dict():
     """Run files written before ``init``, ``calling_range``, ``explore``, ``common_decks`` and ``matches`` existed
     read back as equal configs."""
-    assert not {"init", "calling_range", "explore", "common_decks", "matches"} & set(tiny().to_dict())
-    cfg = tiny(init="handbuilt", calling_range=0.5, explore=0.05, common_decks=True, opponents=("calling-machine",),
-               budget=200)
+    assert not {"init", "calling_range", "explore", "read_raises", "common_decks", "matches"} & set(tiny().to_dict())
+    cfg = tiny(init="handbuilt", calling_range=0.5, explore=0.05, read_raises=True, common_decks=True,
+               opponents=("calling-machine",), budget=200)
     assert cfg.to_dict()["init"] == "handbuilt" and EvolveConfig.from_dict(cfg.to_dict()) == cfg
     assert cfg.settings.calling_range == 0.5 and cfg.to_dict()["common_decks"] is True
-    assert cfg.settings.explore == 0.05
+    assert cfg.settings.explore == 0.05 and cfg.settings.read_raises is True
 
 
 def test_opponent_weights_split_the_opponents_pool():
@@ -290,7 +290,8 @@ def test_common_decks_compare_candidates_on_equal_cards():
         assert same == common
 
 
-@pytest.mark.parametrize("init, genome", [("handbuilt", handbuilt_genome), ("patient", patient_genome)])
+@pytest.mark.parametrize("init, genome", [("handbuilt", handbuilt_genome), ("patient", patient_genome),
+                                          ("reader", reader_genome)])
 def test_a_handmade_init_is_that_genome_plus_the_uniform_noise(init, genome):
     noise = initial_population(tiny(init_low=-0.1, init_high=0.1))
     pop = initial_population(tiny(init=init, init_low=-0.1, init_high=0.1))

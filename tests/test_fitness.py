@@ -29,7 +29,7 @@ from pokerduel.play.matches import deal_strengths, play_duplicate
 from pokerduel.play.populations import new_population
 from pokerduel.players.ashe import HEADER
 from pokerduel.players.base import TRAINING_BOTS
-from pokerduel.players.genomes import AsheSettings, ashe_player, handbuilt_genome, patient_genome
+from pokerduel.players.genomes import AsheSettings, ashe_player, handbuilt_genome, patient_genome, reader_genome
 
 SMALL = AsheSettings(prt_capacity=256)
 TINY_ANE = dict(population=6, generations=4, keep=3, fitness="ane", opponents=("calling-machine", "hothead-maniac"),
@@ -190,6 +190,7 @@ def test_ane_run_keeps_fixed_opponents_out_of_the_population_and_resumes_exactly
     ({"matches": 0}, "matches .* must be an integer >= 1"),
     ({"matches": 2, "fitness": "selector", "selector": "pocbam"}, "matches applies to --fitness ane"),
     ({"init": "patient", "hidden": 1}, "needs hidden >= 2"),
+    ({"init": "reader", "hidden": 2}, "needs hidden >= 3"),
 ])
 def test_bad_pool_options_are_value_errors(kw, match):
     with pytest.raises(ValueError, match=match):
@@ -238,6 +239,7 @@ def test_cli_preset_and_usage_errors(tmp_path):
                         (["--preset", "ashe1", "--pool-weights", "1", "0", "0"], "positive number"),
                         (["--preset", "ashe1", "--matches", "3"], "multiple of matches"),
                         (["--preset", "ashe1", "--init", "patient", "--hidden", "1"], "needs hidden >= 2"),
+                        (["--preset", "ashe1", "--init", "reader", "--hidden", "2"], "needs hidden >= 3"),
                         (["--opponents", "calling-machine", "--selector", "uniform", "--batch", "2"],
                          "got uniform; allowed: batch = 1")):
         r = CliRunner().invoke(main, ["evolve", *args, "--out", str(tmp_path / "x.h5")])
@@ -362,10 +364,10 @@ def test_default_selector_is_pocbam_with_fixed_opponents_and_the_hybrid_without(
 
 def test_the_hand_made_players_are_training_opponents():
     cfg = EvolveConfig(population=6, generations=2, keep=3, fitness="ane", deals=2,
-                       opponents=("calling-machine", "handbuilt", "patient"))
-    assert [p.name for p in training_opponents(cfg)] == ["calling-machine", "handbuilt", "patient"]
-    settings = AsheSettings(prt_capacity=1024)
-    for spec, genome in (("handbuilt", handbuilt_genome), ("patient", patient_genome)):
+                       opponents=("calling-machine", "handbuilt", "patient", "reader"))
+    assert [p.name for p in training_opponents(cfg)] == ["calling-machine", "handbuilt", "patient", "reader"]
+    for spec, genome in (("handbuilt", handbuilt_genome), ("patient", patient_genome), ("reader", reader_genome)):
+        settings = AsheSettings(prt_capacity=1024, read_raises=spec == "reader")
         player = resolve_opponent(spec)
         assert player.name == spec
         assert np.array_equal(player.params, ashe_player(genome(settings), settings).params)
