@@ -29,16 +29,19 @@ def population():
               help="How far a raise's win rate is taken against the hands that call it (0: the one-step rule).")
 @click.option("--explore", type=click.FloatRange(0, 1), default=0.0, show_default=True,
               help="Share of the players' folds turned into calls, so that what a fold hides keeps being learned.")
+@click.option("--read-raises/--own-calls", default=False, show_default=True,
+              help="Facing a raise, the call's street showdown inputs are those of hands in which the opponent "
+                   "raised on the street (instead of those after the player's own calls).")
 @click.option("--overwrite", is_flag=True, help="Replace --out even if it is not a population file.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
-def new(size, seed, out, hidden, prt_capacity, lstm_reset, calling_range, explore, overwrite, as_json):
+def new(size, seed, out, hidden, prt_capacity, lstm_reset, calling_range, explore, read_raises, overwrite, as_json):
     """Write a population of random ASHE players (every weight uniform on [-1, 1])."""
     from ..play.populations import FORMAT, new_population, save_population
     from ..players.genomes import AsheSettings
 
     check_output(out, "--out", overwrite=overwrite, kind=FORMAT)
     settings = AsheSettings(hidden=hidden, prt_capacity=prt_capacity, lstm_reset=lstm_reset,
-                            calling_range=calling_range, explore=explore)
+                            calling_range=calling_range, explore=explore, read_raises=read_raises)
     pop = new_population(size, seed, settings)
     save_population(pop, out)
     summary = {"out": out, "size": size, "seed": seed, "genome_size": settings.genome_size,
