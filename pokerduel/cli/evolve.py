@@ -148,6 +148,9 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
               help="Generation 0: random weights, or a hand-made genome (handbuilt: the reference player; patient: "
                    "raises with a margin when facing a bet; reader: patient, and weighs its hand against what the "
                    "opponent showed) plus the --init-range noise.")
+@click.option("--freeze-init/--evolve-init", default=False, show_default=True,
+              help="Keep the hand-made --init genome's weights as designed (no noise, no mutation); evolution "
+                   "changes only the others.")
 @click.option("--init-range", nargs=2, type=float, default=(-1.0, 1.0), show_default=True,
               help="Generation-0 weights (or noise, with a hand-made --init) uniform on [LOW, HIGH] (core paper: "
                    "[-1, 1]).")
@@ -172,8 +175,8 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_weights, pool_weights, deals, matches,
            population, generations, keep, selector, budget, n0, repeat, lag, lag_thread, refit_every, batch,
            selector_options, seed, hidden, prt_capacity, calling_range, explore, read_raises, reset, common_decks,
-           rate_start, rate_end, sigma_start, sigma_end, init, init_range, hs_samples, panel_bots, panel_deals,
-           panel_heldout, out, resume, overwrite, backend, workers, scheduler, as_json):
+           rate_start, rate_end, sigma_start, sigma_end, init, freeze_init, init_range, hs_samples, panel_bots,
+           panel_deals, panel_heldout, out, resume, overwrite, backend, workers, scheduler, as_json):
     """Evolve ASHE players: each generation a top-k selector picks the survivors, TSER makes the rest.
 
     Every generation is checkpointed atomically to OUT; after an interruption, the same command with
@@ -192,7 +195,7 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
         prt_capacity=prt_capacity,
         calling_range=calling_range, explore=explore, read_raises=read_raises, reset=reset, common_decks=common_decks,
         panel_deals=panel_deals, panel_heldout=panel_heldout,
-        init=init, init_low=init_range[0], init_high=init_range[1],
+        init=init, freeze_init=freeze_init, init_low=init_range[0], init_high=init_range[1],
         rate_start=rate_start, rate_end=rate_end, sigma_start=sigma_start, sigma_end=sigma_end,
         **({} if hs_samples is None else {"hs_samples": hs_samples}),
         **({} if panel_bots is None else {"panel_bots": split_specs(panel_bots)}))

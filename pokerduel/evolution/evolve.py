@@ -100,8 +100,8 @@ HALL_POLICIES = ("last", "best")
 #: ``reader`` (that hand-made genome plus the uniform noise; ``players.genomes``)
 INITS = ("random", "handbuilt", "patient", "reader")
 #: options added after run files existed, left out of a config's dict at these defaults
-LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "init": "random", "common_decks": False,
-                  "opponent_weights": None, "matches": 1, "batch": 1}
+LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "init": "random", "freeze_init": False,
+                  "common_decks": False, "opponent_weights": None, "matches": 1, "batch": 1}
 #: named option sets (``--preset``); options given explicitly override them. ``ashe1``: ASHE 1.0 exactly.
 #: ``generalist``: ASHE 1.0's fitness at its hands per generation (9 opponents x 222 deals), from the hand-built
 #: player, against the four bots, the hand-built player and a hall of fame of the last 4 champions weighted
@@ -232,6 +232,7 @@ class EvolveConfig:
     init: str = "random"
     init_low: float = -1.0
     init_high: float = 1.0
+    freeze_init: bool = False
     reset: bool = False
     hs_samples: int = DEFAULT_SAMPLES
     tser: TserParams = TserParams()
@@ -328,6 +329,11 @@ class EvolveConfig:
         if self.init == "reader" and self.hidden < READER_MIN_HIDDEN:
             raise ValueError(f"init 'reader' needs hidden >= {READER_MIN_HIDDEN} cells (its third SWRE cell), "
                              f"got hidden={self.hidden}")
+        if not isinstance(self.freeze_init, (bool, np.bool_)):
+            raise ValueError(f"freeze_init must be True or False, got {self.freeze_init!r}")
+        if self.freeze_init and self.init == "random":
+            raise ValueError(f"freeze_init keeps a hand-made genome's weights: choose an init of "
+                             f"{', '.join(INITS[1:])}, got init 'random'")
         if not (np.isfinite(self.init_low) and np.isfinite(self.init_high) and self.init_low < self.init_high):
             raise ValueError(f"need finite init_low < init_high, got [{self.init_low}, {self.init_high}]")
         if not isinstance(self.reset, (bool, np.bool_)):
@@ -521,15 +527,24 @@ def _word(seed: int, *key: int) -> int:
     return int(_seq(seed, *key).generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
+HANDMADE = {"handbuilt": handbuilt_genome, "patient": patient_genome, "reader": reader_genome}
+
+
+def frozen_genes(cfg: EvolveConfig) -> np.ndarray | None:
+    """With ``freeze_init``, the genes the hand-made init genome sets (its non-zero weights), which evolution
+    leaves as designed; otherwise None."""
+    return HANDMADE[cfg.init](cfg.settings) != 0 if cfg.freeze_init else None
+
+
 def _generation0(cfg: EvolveConfig, size: int, seed: int) -> np.ndarray:
-    """``size`` genomes: uniform on ``[init_low, init_high]``, added to a hand-made genome if ``init`` names one."""
+    """``size`` genomes: uniform on ``[init_low, init_high]``, added to a hand-made genome if ``init`` names one
+    (with ``freeze_init``, its non-zero weights exactly, without the noise)."""
     genomes = new_population(size, seed, cfg.settings, cfg.init_low, cfg.init_high).genomes
-    if cfg.init == "handbuilt":
-        genomes = genomes + handbuilt_genome(cfg.settings)
-    elif cfg.init == "patient":
-        genomes = genomes + patient_genome(cfg.settings)
-    elif cfg.init == "reader":
-        genomes = genomes + reader_genome(cfg.settings)
+    if cfg.init in HANDMADE:
+        made = HANDMADE[cfg.init](cfg.settings)
+        genomes = genomes + made
+        if cfg.freeze_init:
+            genomes[:, made != 0] = made[made != 0]
     return genomes
 
 
@@ -1037,7 +1052,8 @@ def _breed(cfg: EvolveConfig, genomes: np.ndarray, res: dict, g: int, oracle: Li
         oracle.release()
     rate, sigma = cfg.tser.schedule(g, cfg.generations)
     rng = np.random.default_rng(_seq(cfg.seed, 3, g))
-    off = tser(genomes, res["survivors"], res["scores"][res["survivors"]], cfg.population, rate, sigma, rng)
+    off = tser(genomes, res["survivors"], res["scores"][res["survivors"]], cfg.population, rate, sigma, rng,
+               frozen_genes(cfg))
     return {"off": off, "rate": rate, "sigma": sigma, "rng_state": json.dumps(rng.bit_generator.state, default=int),
             "oracle": None if next_fixed is None else generation_oracle(cfg, off.genomes, g + 1, memory_pool,
                                                                          next_fixed),

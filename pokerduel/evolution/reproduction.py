@@ -79,13 +79,17 @@ def crossover(even_parent: np.ndarray, odd_parent: np.ndarray) -> np.ndarray:
     return child
 
 
-def mutate(genome: np.ndarray, rate: float, sigma: float, rng: np.random.Generator) -> np.ndarray:
-    """A copy where each gene, with probability ``rate``, moves by ``N(0, sigma)`` (float32 kept).
+def mutate(genome: np.ndarray, rate: float, sigma: float, rng: np.random.Generator,
+           frozen: np.ndarray | None = None) -> np.ndarray:
+    """A copy where each gene, with probability ``rate``, moves by ``N(0, sigma)`` (float32 kept); genes where
+    the boolean mask ``frozen`` is true never move.
 
-    Two draws per gene (a uniform then a normal) whatever the rate, so the stream a genome consumes does
-    not depend on how many genes mutate."""
+    Two draws per gene (a uniform then a normal) whatever the rate or the mask, so the stream a genome
+    consumes does not depend on how many genes mutate."""
     g = np.asarray(genome)
     hit = rng.random(g.size) < rate
+    if frozen is not None:
+        hit &= ~frozen
     step = rng.normal(0.0, 1.0, g.size) * sigma
     return (g + np.where(hit, step, 0.0)).astype(g.dtype)
 
@@ -102,12 +106,13 @@ class Offspring:
 
 
 def tser(genomes: np.ndarray, survivors, fitness, size: int, rate: float, sigma: float,
-         rng: np.random.Generator) -> Offspring:
+         rng: np.random.Generator, frozen: np.ndarray | None = None) -> Offspring:
     """One TSER step: ``survivors`` (old indices, best first) with their ``fitness`` -> ``size`` genomes.
 
     Elites are the survivors whose fitness is strictly above the survivors' mean (the best two when fewer
     than two qualify; all equal fitness: the best two by the given order). Each child's parents are two
-    distinct elites drawn uniformly; the first gives the even-index genes."""
+    distinct elites drawn uniformly; the first gives the even-index genes. Genes where ``frozen`` is true are
+    never mutated (crossover still passes each parent's on)."""
     genomes = np.asarray(genomes)
     survivors = np.asarray(survivors, dtype=np.int64)
     fitness = np.asarray(fitness, dtype=np.float64)
@@ -133,13 +138,13 @@ def tser(genomes: np.ndarray, survivors, fitness, size: int, rate: float, sigma:
     out[:elites.size] = genomes[elites]
     pos = elites.size
     for idx in second:
-        out[pos] = mutate(genomes[idx], rate, sigma, rng)
+        out[pos] = mutate(genomes[idx], rate, sigma, rng, frozen)
         pos += 1
     parents = np.empty((n_children, 2), dtype=np.int64)
     for c in range(n_children):
         a, b = rng.choice(elites.size, size=2, replace=False)
         parents[c] = elites[a], elites[b]
-        out[pos] = mutate(crossover(genomes[elites[a]], genomes[elites[b]]), rate, sigma, rng)
+        out[pos] = mutate(crossover(genomes[elites[a]], genomes[elites[b]]), rate, sigma, rng, frozen)
         pos += 1
     origin = np.concatenate([np.zeros(elites.size, np.int8), np.ones(second.size, np.int8),
                              np.full(n_children, 2, np.int8)])
