@@ -23,6 +23,7 @@ from pokerduel.evolution.evolve import (
     LAG_BATCHES,
     ConfigMismatch,
     EvolveConfig,
+    frozen_genes,
     generation_oracle,
     heldout_players,
     initial_population,
@@ -297,6 +298,31 @@ def test_a_handmade_init_is_that_genome_plus_the_uniform_noise(init, genome):
     pop = initial_population(tiny(init=init, init_low=-0.1, init_high=0.1))
     assert np.array_equal(pop, noise + genome(tiny().settings))
     assert np.abs(noise).max() <= 0.1 and heldout_players(tiny(init=init)).shape == (1, pop.shape[1])
+
+
+def test_mutation_leaves_frozen_genes_and_draws_the_same_stream():
+    g = np.arange(1000, dtype=np.float32)
+    frozen = np.zeros(g.size, bool)
+    frozen[::3] = True
+    free = mutate(g, 0.5, 1.0, np.random.default_rng(3))
+    masked = mutate(g, 0.5, 1.0, np.random.default_rng(3), frozen)
+    assert np.array_equal(masked[frozen], g[frozen]) and np.array_equal(masked[~frozen], free[~frozen])
+    assert (free[frozen] != g[frozen]).mean() > 0.4  # they would have moved
+
+
+def test_freeze_init_keeps_the_handmade_weights_through_a_run(tmp_path):
+    cfg = tiny(init="reader", read_raises=True, freeze_init=True, init_low=-0.1, init_high=0.1,
+               opponents=("calling-machine",), fitness="ane", deals=4, generations=3)
+    made = reader_genome(cfg.settings)
+    mask = made != 0
+    assert np.array_equal(frozen_genes(cfg), mask) and frozen_genes(tiny()) is None
+    run = run_evolution(cfg, tmp_path / "f.h5").run
+    for genomes in (initial_population(cfg), run.population, run.records["champion"]):
+        assert np.array_equal(genomes[:, mask], np.broadcast_to(made[mask], (len(genomes), mask.sum())))
+        assert np.abs(genomes[:, ~mask]).max() > 0.05  # the other weights carry noise and mutations
+    assert cfg.to_dict()["freeze_init"] is True and "freeze_init" not in tiny().to_dict()
+    with pytest.raises(ValueError, match="choose an init of handbuilt, patient, reader"):
+        tiny(freeze_init=True)
 
 
 def test_the_cli_offers_every_init():

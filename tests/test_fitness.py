@@ -240,6 +240,7 @@ def test_cli_preset_and_usage_errors(tmp_path):
                         (["--preset", "ashe1", "--matches", "3"], "multiple of matches"),
                         (["--preset", "ashe1", "--init", "patient", "--hidden", "1"], "needs hidden >= 2"),
                         (["--preset", "ashe1", "--init", "reader", "--hidden", "2"], "needs hidden >= 3"),
+                        (["--preset", "ashe1", "--freeze-init"], "choose an init of"),
                         (["--opponents", "calling-machine", "--selector", "uniform", "--batch", "2"],
                          "got uniform; allowed: batch = 1")):
         r = CliRunner().invoke(main, ["evolve", *args, "--out", str(tmp_path / "x.h5")])
