@@ -200,6 +200,8 @@ class EvolveConfig:
     nodes (a generation's matches are a few deals per pair; the panel's 250-deal matches fit too).
     ``hidden``, ``lstm_reset``, ``calling_range``, ``explore`` and ``read_raises`` are the players' ``AsheSettings``.
     ``reset``: every deal with fresh memories instead of a continuing match per pair.
+    ``init`` (``INITS``) and ``init_low``, ``init_high``: generation 0; ``freeze_init``: a hand-made init's
+    non-zero weights stay as designed (``frozen_genes``), so evolution changes only the others.
     ``common_decks`` (``--fitness selector`` with fixed opponents): every candidate meets each fixed
     opponent on the same decks, as ANE's matches always do (``LiveOracle(common_decks_from=K)``).
     ``opponent_weights`` (``--fitness selector``): the training opponents' relative weights within their
