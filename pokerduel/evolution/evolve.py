@@ -73,14 +73,12 @@ from ..players.ashe import action_counts
 from ..players.base import HELDOUT_BOTS, TRAINING_BOTS, register_spec_resolver
 from ..players.genomes import (
     HANDBUILT_SPEC,
+    HANDMADE,
     PATIENT_MIN_HIDDEN,
     PATIENT_SPEC,
     READER_MIN_HIDDEN,
     AsheSettings,
     ashe_player,
-    handbuilt_genome,
-    patient_genome,
-    reader_genome,
 )
 from ..players.hand_strength import DEFAULT_SAMPLES
 from ..selectors import SELECTORS, MLPOCBAm, check_batch, check_lag
@@ -98,7 +96,7 @@ POOLS = ("population", "hall", "opponents")
 HALL_POLICIES = ("last", "best")
 #: generation 0: ``random`` (every weight uniform on the init range, core paper §7), ``handbuilt``, ``patient`` or
 #: ``reader`` (that hand-made genome plus the uniform noise; ``players.genomes``)
-INITS = ("random", "handbuilt", "patient", "reader")
+INITS = ("random", *HANDMADE)
 #: options added after run files existed, left out of a config's dict at these defaults
 LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "init": "random", "freeze_init": False,
                   "common_decks": False, "opponent_weights": None, "matches": 1, "batch": 1}
@@ -527,9 +525,6 @@ def _seq(seed: int, *key: int) -> np.random.SeedSequence:
 
 def _word(seed: int, *key: int) -> int:
     return int(_seq(seed, *key).generate_state(1, np.uint64)[0] >> np.uint64(1))
-
-
-HANDMADE = {"handbuilt": handbuilt_genome, "patient": patient_genome, "reader": reader_genome}
 
 
 def frozen_genes(cfg: EvolveConfig) -> np.ndarray | None:

@@ -220,6 +220,8 @@ def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "as
 HANDBUILT_SPEC = "handbuilt"
 PATIENT_SPEC = "patient"
 READER_SPEC = "reader"
+#: the hand-made genomes by spec (each a function of ``AsheSettings``)
+HANDMADE = {HANDBUILT_SPEC: handbuilt_genome, PATIENT_SPEC: patient_genome, READER_SPEC: reader_genome}
 
 
 def _resolve_spec(spec: str) -> Player | None:
@@ -227,11 +229,10 @@ def _resolve_spec(spec: str) -> Player | None:
     nodes). ``handbuilt`` bets and raises with strong hands and calls with what its hand strength says, where
     the ASHE 1.0 bots play by fixed rules; ``patient`` also raises only with a margin when it faces a bet, so
     its raises there say its hand is strong and it stands up to a re-raise."""
-    makers = {HANDBUILT_SPEC: handbuilt_genome, PATIENT_SPEC: patient_genome, READER_SPEC: reader_genome}
-    if spec not in makers:
+    if spec not in HANDMADE:
         return None
     settings = AsheSettings(prt_capacity=1024, read_raises=spec == READER_SPEC)
-    return ashe_player(makers[spec](settings), settings, name=spec)
+    return ashe_player(HANDMADE[spec](settings), settings, name=spec)
 
 
 register_spec_resolver(_resolve_spec)
