@@ -12,6 +12,7 @@ import numpy as np
 
 from ._errors import stopped_run
 from ._outputs import check_output
+from ._settings import player_settings
 
 
 class _Progress:
@@ -127,13 +128,7 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 @click.option("--hidden", type=click.IntRange(min=1), default=10, show_default=True, help="LSTM cells per estimator.")
 @click.option("--prt-capacity", type=click.IntRange(min=2), default=1024, show_default=True,
               help="PRT nodes per opponent and half (memory per sampled pair ~0.6 MB at 1024).")
-@click.option("--calling-range", type=click.FloatRange(0, 1), default=0.0, show_default=True,
-              help="How far a raise's win rate is taken against the hands that call it (0: the one-step rule).")
-@click.option("--explore", type=click.FloatRange(0, 1), default=0.0, show_default=True,
-              help="Share of the players' folds turned into calls, so that what a fold hides keeps being learned.")
-@click.option("--read-raises/--own-calls", default=False, show_default=True,
-              help="Facing a raise, the call's street showdown inputs are those of hands in which the opponent "
-                   "raised on the street (instead of those after the player's own calls).")
+@player_settings
 @click.option("--reset/--continue-matches", default=False, show_default=True,
               help="Fresh memories every deal instead of a continuing match per pair.")
 @click.option("--common-decks/--own-decks", default=False, show_default=True,

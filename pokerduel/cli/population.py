@@ -7,6 +7,7 @@ import json
 import click
 
 from ._outputs import check_output
+from ._settings import player_settings
 
 
 @click.group()
@@ -25,13 +26,7 @@ def population():
               help="Pattern Recognition Tree nodes per opponent and duplicate half.")
 @click.option("--lstm-reset", type=click.Choice(["hand", "half"]), default="hand", show_default=True,
               help="Zero the LSTM state after every hand, or keep it through a duplicate half.")
-@click.option("--calling-range", type=click.FloatRange(0, 1), default=0.0, show_default=True,
-              help="How far a raise's win rate is taken against the hands that call it (0: the one-step rule).")
-@click.option("--explore", type=click.FloatRange(0, 1), default=0.0, show_default=True,
-              help="Share of the players' folds turned into calls, so that what a fold hides keeps being learned.")
-@click.option("--read-raises/--own-calls", default=False, show_default=True,
-              help="Facing a raise, the call's street showdown inputs are those of hands in which the opponent "
-                   "raised on the street (instead of those after the player's own calls).")
+@player_settings
 @click.option("--overwrite", is_flag=True, help="Replace --out even if it is not a population file.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 def new(size, seed, out, hidden, prt_capacity, lstm_reset, calling_range, explore, read_raises, overwrite, as_json):

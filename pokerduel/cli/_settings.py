@@ -1,0 +1,23 @@
+"""The ASHE player settings that ``pokerduel population new`` and ``pokerduel evolve`` both take."""
+
+from __future__ import annotations
+
+import click
+
+_OPTIONS = (
+    click.option("--calling-range", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+                 help="How far a raise's win rate is taken against the hands that call it (0: the one-step rule)."),
+    click.option("--explore", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+                 help="Share of the players' folds turned into calls, so that what a fold hides keeps being "
+                      "learned."),
+    click.option("--read-raises/--own-calls", default=False, show_default=True,
+                 help="Facing a raise, the call's street showdown inputs are those of hands in which the opponent "
+                      "raised on the street (instead of those after the player's own calls)."),
+)
+
+
+def player_settings(command):
+    """Add ``--calling-range``, ``--explore`` and ``--read-raises`` (``AsheSettings``) to a click command."""
+    for option in reversed(_OPTIONS):
+        command = option(command)
+    return command
