@@ -74,9 +74,6 @@ from ..players.base import HELDOUT_BOTS, TRAINING_BOTS, register_spec_resolver
 from ..players.genomes import (
     HANDBUILT_SPEC,
     HANDMADE,
-    PATIENT_MIN_HIDDEN,
-    PATIENT_SPEC,
-    READER_MIN_HIDDEN,
     AsheSettings,
     ashe_player,
 )
@@ -323,12 +320,11 @@ class EvolveConfig:
         _ = self.settings  # validates hidden, prt_capacity, lstm_reset, calling_range, explore, read_raises
         if self.init not in INITS:
             raise ValueError(f"init must be one of {', '.join(INITS)}, got {self.init!r}")
-        if self.init == "patient" and self.hidden < PATIENT_MIN_HIDDEN:
-            raise ValueError(f"init 'patient' needs hidden >= {PATIENT_MIN_HIDDEN} cells (its second SWRE cell), "
-                             f"got hidden={self.hidden}")
-        if self.init == "reader" and self.hidden < READER_MIN_HIDDEN:
-            raise ValueError(f"init 'reader' needs hidden >= {READER_MIN_HIDDEN} cells (its third SWRE cell), "
-                             f"got hidden={self.hidden}")
+        if self.init in HANDMADE:
+            try:
+                HANDMADE[self.init](self.settings)  # each hand-made genome checks that its cells fit
+            except ValueError as err:
+                raise ValueError(f"init {self.init!r}: {err}") from None
         if not isinstance(self.freeze_init, (bool, np.bool_)):
             raise ValueError(f"freeze_init must be True or False, got {self.freeze_init!r}")
         if self.freeze_init and self.init == "random":
@@ -541,7 +537,8 @@ def _generation0(cfg: EvolveConfig, size: int, seed: int) -> np.ndarray:
         made = HANDMADE[cfg.init](cfg.settings)
         genomes = genomes + made
         if cfg.freeze_init:
-            genomes[:, made != 0] = made[made != 0]
+            set_by_hand = made != 0
+            genomes[:, set_by_hand] = made[set_by_hand]
     return genomes
 
 
@@ -575,7 +572,7 @@ def resolve_opponent(spec: str):
             return make_player(spec)
         except ValueError:
             raise ValueError(f"unknown opponent {spec!r}; choose a bot ({', '.join(BOTS)}, or NAME(key=value, "
-                             f"...) with its rule constants), {HANDBUILT_SPEC}, {PATIENT_SPEC}, FILE.h5:INDEX of a "
+                             f"...) with its rule constants), {', '.join(HANDMADE)}, FILE.h5:INDEX of a "
                              "population or run file, or RUN.h5:champion[:GENERATION]") from None
     path += ".h5"
     if file_format(path) != FORMAT:     # not an evolution run file: a population file, or an error from it
