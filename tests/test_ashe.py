@@ -442,6 +442,53 @@ def test_read_raises_changes_only_the_calls_estimate_facing_a_raise():
             == ashe.explain_decision(read, checked, strength=0.6, memory=memory))
 
 
+def reraise_answers(bank):
+    """The opponent's answers to the player's re-raises per street: (answers, folds)."""
+    _, im, _ = bank
+    return [(int(im[ashe.I_RERAISE + s]), int(im[ashe.I_RERAISE + 4 + s])) for s in range(4)]
+
+
+def test_reraise_aggregates_count_the_opponents_answers_to_re_raises(bank):
+    record(bank, 0, [300, 900, "f"])  # the big blind re-raises the button's raise; the button folds
+    record(bank, 0, [300, 900, "c", "c", "c", "c", "c", "c", "c"], opp_hs=0.4, result=1.0)  # ... calls
+    assert reraise_answers(bank) == [(2, 1), (0, 0), (0, 0), (0, 0)]
+    record(bank, 1, [300, 900, "f"])  # the button opened and was re-raised: it made no re-raise
+    record(bank, 0, ["c", "c", 300, "f"])  # a bet into a checked flop is no re-raise
+    # the flop: the button bets, the player re-raises, the button raises again (an answer), the player re-raises,
+    # the button folds (an answer, a fold)
+    record(bank, 0, ["c", "c", "c", 300, 900, 2700, 8100, "f"])
+    assert reraise_answers(bank) == [(2, 1), (2, 1), (0, 0), (0, 0)]
+
+
+def test_read_reraises_changes_only_the_raises_fold_estimate_facing_a_raise():
+    """A player whose OFRE reads the street's fold rate. Its pot-size flop bets were folded to forty times and its
+    pot-size flop re-raises called ten times (one street cell, 80 % folds): facing a bet, only with
+    ``read_reraises`` do its raises see an opponent who has never folded to a re-raise there."""
+    settings = AsheSettings(prt_capacity=64, hidden=2)
+    g = np.zeros(settings.genome_size)
+    v = unpack(g, settings.hidden)["ofre"]
+    v["W"][0, 0, ashe.N_DEC + 5] = 4.0  # the street fold rate, nearly linear through tanh
+    v["b"][1:, 0] = (10.0, -10.0, 10.0)  # input and output gates open, no memory
+    v["w_out"][0] = 4.0
+    own, read = (ashe_player(g, replace(settings, read_reraises=r)) for r in (False, True))
+    imem, fmem = own.new_memory()
+    ashe.ashe_reset(own.params, imem[0], fmem[0])
+    bank = (own, imem[0], fmem[0])
+    for _ in range(40):
+        record(bank, 1, ["c", "c", "c", 300, "f"])  # the button's flop bet folds the big blind
+    for _ in range(10):
+        record(bank, 1, ["c", "c", 300, 900, "c", "c", "c", "c", "c"], opp_hs=0.8, result=0.0)  # re-raise called
+    memory = (imem, fmem)
+    facing = scripted(["c", "c", 300])
+    a, b = (ashe.explain_decision(p, facing, strength=0.6, memory=memory)["candidates"] for p in (own, read))
+    assert all(y["f_hat"] < x["f_hat"] - 0.2 for x, y in zip(a[2:], b[2:])), (a, b)
+    assert len({y["f_hat"] for y in b[2:]}) == 1  # every raise reads the same 0 of 10
+    assert [c["w_hat"] for c in a[1:]] == [c["w_hat"] for c in b[1:]]  # the win-rate estimates are unchanged
+    checked = scripted(["c", "c", "c"])  # no raise to answer: the same decision
+    assert (ashe.explain_decision(own, checked, strength=0.6, memory=memory)
+            == ashe.explain_decision(read, checked, strength=0.6, memory=memory))
+
+
 def test_reader_genome_is_the_patient_one_until_the_opponent_shows_hands():
     settings = AsheSettings(read_raises=True)
     reader, patient = ashe_player(reader_genome(settings), settings), ashe_player(patient_genome(settings), settings)

@@ -13,11 +13,15 @@ _OPTIONS = (
     click.option("--read-raises/--own-calls", default=False, show_default=True,
                  help="Facing a raise, the call's street showdown inputs are those of hands in which the opponent "
                       "raised on the street (instead of those after the player's own calls)."),
+    click.option("--read-reraises/--own-raises", default=False, show_default=True,
+                 help="Facing a raise, a re-raise's street fold inputs are the opponent's answers to the player's "
+                      "re-raises on the street (instead of to all its raises of that size there)."),
 )
 
 
 def player_settings(command):
-    """Add ``--calling-range``, ``--explore`` and ``--read-raises`` (``AsheSettings``) to a click command."""
+    """Add ``--calling-range``, ``--explore``, ``--read-raises`` and ``--read-reraises`` (``AsheSettings``) to a click
+    command."""
     for option in reversed(_OPTIONS):
         command = option(command)
     return command

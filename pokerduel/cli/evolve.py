@@ -169,9 +169,9 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 @click.pass_context
 def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_weights, pool_weights, deals, matches,
            population, generations, keep, selector, budget, n0, repeat, lag, lag_thread, refit_every, batch,
-           selector_options, seed, hidden, prt_capacity, calling_range, explore, read_raises, reset, common_decks,
-           rate_start, rate_end, sigma_start, sigma_end, init, freeze_init, init_range, hs_samples, panel_bots,
-           panel_deals, panel_heldout, out, resume, overwrite, backend, workers, scheduler, as_json):
+           selector_options, seed, hidden, prt_capacity, calling_range, explore, read_raises, read_reraises, reset,
+           common_decks, rate_start, rate_end, sigma_start, sigma_end, init, freeze_init, init_range, hs_samples,
+           panel_bots, panel_deals, panel_heldout, out, resume, overwrite, backend, workers, scheduler, as_json):
     """Evolve ASHE players: each generation a top-k selector picks the survivors, TSER makes the rest.
 
     Every generation is checkpointed atomically to OUT; after an interruption, the same command with
@@ -188,7 +188,8 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
         population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
         repeat=repeat, lag=lag, refit_every=refit_every, batch=batch, seed=seed, hidden=hidden,
         prt_capacity=prt_capacity,
-        calling_range=calling_range, explore=explore, read_raises=read_raises, reset=reset, common_decks=common_decks,
+        calling_range=calling_range, explore=explore, read_raises=read_raises, read_reraises=read_reraises, reset=reset,
+        common_decks=common_decks,
         panel_deals=panel_deals, panel_heldout=panel_heldout,
         init=init, freeze_init=freeze_init, init_low=init_range[0], init_high=init_range[1],
         rate_start=rate_start, rate_end=rate_end, sigma_start=sigma_start, sigma_end=sigma_end,

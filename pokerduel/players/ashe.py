@@ -15,8 +15,8 @@ raise increment as a fraction ``s`` of the pot after calling: B0 < 0.375 <= B1 <
 < 1.75 <= B4 < 3 <= B5, and B6 for all-in or a raise leaving less than 5% of the stack behind. The
 player's own raises of 0.5, 1, 1.5 and 2 pots fall in B1..B4 and its all-in in B6.
 
-**params** (float64): ``[hidden, prt_capacity, lstm_reset, calling_range, explore, read_raises, OFRE block,
-SWRE block]``.
+**params** (float64): ``[hidden, prt_capacity, lstm_reset, calling_range, explore, read_raises,
+read_reraises, OFRE block, SWRE block]``.
 An estimator block for ``n`` inputs and ``H`` cells is, in order: ``W[4, H, n]``, ``R[4, H, H]``, peepholes
 ``p[3, H]`` (input, forget, output gates), biases ``b[4, H]``, output weights ``w[H]``, output bias;
 gates are ordered (block input z, input i, forget f, output o). The genome is everything after the
@@ -69,8 +69,8 @@ OFRE_DEC, SWRE_DEC = N_DEC, N_DEC + 1
 CONF_PRIOR = 10.0  # confidence of n observations is n / (n + CONF_PRIOR)
 
 # ---- params header ---------------------------------------------------------------------------------
-P_HIDDEN, P_CAPACITY, P_LSTM_RESET, P_CALLING_RANGE, P_EXPLORE, P_READ_RAISES = 0, 1, 2, 3, 4, 5
-HEADER = 6
+P_HIDDEN, P_CAPACITY, P_LSTM_RESET, P_CALLING_RANGE, P_EXPLORE, P_READ_RAISES, P_READ_RERAISES = range(7)
+HEADER = 7
 RESET_HAND, RESET_HALF = 0, 1  # when the LSTM state returns to zero
 
 
@@ -87,14 +87,15 @@ def genome_size(hidden: int) -> int:
 
 # ---- memory layouts (per bank) ---------------------------------------------------------------------
 # imem: [n_nodes, overflow, decisions, lstm_steps, ...] | scratch state | street aggregates
-#       | opponent-raise showdowns per street | nodes
+#       | opponent-raise showdowns per street | the opponent's answers to re-raises per street | nodes
 I_NNODES, I_OVERFLOW, I_DECISIONS, I_STEPS = 0, 1, 2, 3
 I_STATE = 8
 I_CAND_TO = I_STATE + STATE_SIZE  # raise-to of each candidate (0 for fold/call, -1 if absent)
 I_AGG = I_CAND_TO + N_CANDIDATES  # [stat, street, code] with stats (visits, opp_acts, opp_fold, sd_n)
 AGG_VISITS, AGG_OPP_ACTS, AGG_OPP_FOLD, AGG_SD_N = range(4)
 I_RAGG = I_AGG + 4 * 4 * N_CODES  # per street: showdowns of hands in which the opponent raised on that street
-I_NODES = I_RAGG + 4
+I_RERAISE = I_RAGG + 4  # per street: the opponent's answers to the player's re-raises (answers, then folds)
+I_NODES = I_RERAISE + 8
 # Node record: child[9], visits, opp_acts, opp_fold, opp_call, opp_raise, sd_n (16 words with padding).
 N_VISITS, N_OPP_ACTS, N_OPP_FOLD, N_OPP_CALL, N_OPP_RAISE, N_SD_N = range(N_CODES, N_CODES + 6)
 NODE_WORDS = 16
@@ -340,8 +341,9 @@ def _agg(street, code):
 def prt_update(im, fm, capacity, pos, hist, n_actions, showdown, opp_hs, result):
     """Record a finished hand: visits and the opponent's responses along the path, showdown statistics on
     every node of the path (``opp_hs`` the opponent's river hand strength, ``result`` 1/0.5/0), the
-    street aggregates of the player's actions, and at a showdown the opponent-raise aggregate of each
-    street on which the opponent raised."""
+    street aggregates of the player's actions, the opponent's answers to the player's re-raises (a raise
+    facing its raise) per street, and at a showdown the opponent-raise aggregate of each street on which
+    the opponent raised."""
     sc = im[I_STATE:I_STATE + STATE_SIZE]
     new_hand(sc)
     f_nodes = fm.shape[0] - 2 * capacity
@@ -352,6 +354,8 @@ def prt_update(im, fm, capacity, pos, hist, n_actions, showdown, opp_hs, result)
         fm[f_nodes + 2 * node] += opp_hs
         fm[f_nodes + 2 * node + 1] += result
     pending = -1  # aggregate cell of the player's last action, awaiting the opponent's response
+    pending_re = -1  # street of the player's last action if it re-raised the opponent's raise
+    opp_raised = False  # the previous action was the opponent's raise
     raised = 0  # bit s: the opponent raised on street s
     for a in range(n_actions):
         actor = hist[a, 1]
@@ -371,9 +375,16 @@ def prt_update(im, fm, capacity, pos, hist, n_actions, showdown, opp_hs, result)
                 im[I_AGG + AGG_OPP_ACTS * 36 + pending] += 1
                 im[I_AGG + AGG_OPP_FOLD * 36 + pending] += action == FOLD
                 pending = -1
+            if pending_re >= 0:
+                im[I_RERAISE + pending_re] += 1
+                im[I_RERAISE + 4 + pending_re] += action == FOLD
+                pending_re = -1
+            opp_raised = action == RAISE
         else:
             cell = _agg(street, code)
             pending = cell if action == RAISE else -1
+            pending_re = street if (action == RAISE) & opp_raised else -1
+            opp_raised = False
             im[I_AGG + AGG_VISITS * 36 + cell] += 1
             if showdown:
                 im[I_AGG + AGG_SD_N * 36 + cell] += 1
@@ -504,11 +515,14 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
     im[I_DECISIONS] += 1
     spent = st[S_SPENT0 + pos]
     n_hist = st[S_ACTIONS]
-    # Facing a raise, the call reads the street's opponent-raise aggregate instead of its own (read_raises).
-    read = (params[P_READ_RAISES] > 0.0) & (n_hist > 0)
-    if read:
+    # Facing a raise, the call reads the street's opponent-raise showdowns (read_raises) and a raise the
+    # opponent's answers to re-raises (read_reraises) instead of the street aggregates of the player's own line.
+    facing = n_hist > 0
+    if facing:
         last = n_hist - 1
-        read = (hist[last, 1] != pos) & (hist[last, 2] == RAISE)
+        facing = (hist[last, 1] != pos) & (hist[last, 2] == RAISE)
+    read = facing & (params[P_READ_RAISES] > 0.0)
+    read_re = facing & (params[P_READ_RERAISES] > 0.0)
     best = -1
     best_u = 0.0
     for k in range(N_CANDIDATES):
@@ -534,6 +548,9 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
         n_fold = im[_node(child) + N_OPP_FOLD] if child >= 0 else 0
         a_acts = im[I_AGG + AGG_OPP_ACTS * 36 + ag]
         a_fold = im[I_AGG + AGG_OPP_FOLD * 36 + ag]
+        if read_re & (k >= 2):
+            a_acts = im[I_RERAISE + street]
+            a_fold = im[I_RERAISE + 4 + street]
         xk = x_call if k == 1 else x_o
         xk[N_DEC] = added / STACK
         xk[N_DEC + 1] = size

@@ -32,6 +32,8 @@ class AsheSettings:
     ``read_raises``: facing a raise, the call's street showdown inputs are those of the hands in which the
     opponent raised on this street, rather than those after the player's own calls (``docs/players.md``,
     *Reading raises*).
+    ``read_reraises``: facing a raise, a re-raise's street fold inputs are the opponent's answers to the
+    player's re-raises on this street, rather than to all of its raises of that size there (same section).
     """
 
     hidden: int = 10
@@ -40,6 +42,7 @@ class AsheSettings:
     calling_range: float = 0.0
     explore: float = 0.0
     read_raises: bool = False
+    read_reraises: bool = False
 
     def __post_init__(self):
         if not isinstance(self.hidden, (int, np.integer)) or not 1 <= self.hidden <= 256:
@@ -55,20 +58,22 @@ class AsheSettings:
         if not isinstance(self.explore, (int, float, np.integer, np.floating)) or not 0.0 <= self.explore <= 1.0:
             raise ValueError(f"explore must be a number in [0, 1], got {self.explore!r}")
         object.__setattr__(self, "explore", float(self.explore))
-        if not isinstance(self.read_raises, (bool, np.bool_)):
-            raise ValueError(f"read_raises must be true or false, got {self.read_raises!r}")
-        object.__setattr__(self, "read_raises", bool(self.read_raises))
+        for name in ("read_raises", "read_reraises"):
+            value = getattr(self, name)
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"{name} must be true or false, got {value!r}")
+            object.__setattr__(self, name, bool(value))
 
     @property
     def genome_size(self) -> int:
         return ashe.genome_size(self.hidden)
 
     def to_dict(self) -> dict:
-        """The settings as JSON-ready values; ``calling_range``, ``explore`` and ``read_raises`` only when set, so
-        older files compare equal."""
+        """The settings as JSON-ready values; the later settings (``calling_range``, ``explore``, ``read_raises``,
+        ``read_reraises``) only when set, so older files compare equal."""
         d = {k: (int(v) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else v)
              for k, v in asdict(self).items()}
-        for later in ("calling_range", "explore", "read_raises"):
+        for later in ("calling_range", "explore", "read_raises", "read_reraises"):
             if not d[later]:
                 del d[later]
         return d
@@ -211,6 +216,7 @@ def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "as
     header[ashe.P_CALLING_RANGE] = settings.calling_range
     header[ashe.P_EXPLORE] = settings.explore
     header[ashe.P_READ_RAISES] = float(settings.read_raises)
+    header[ashe.P_READ_RERAISES] = float(settings.read_reraises)
     n_imem, n_fmem = ashe.memory_sizes(settings.hidden, settings.prt_capacity)
     return Player(name, ASHE, np.concatenate([header, genome.astype(np.float64)]), n_imem, n_fmem,
                   uses_hand_strength=True)
