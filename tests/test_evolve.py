@@ -35,7 +35,13 @@ from pokerduel.evolution.evolve import (
 from pokerduel.evolution.reproduction import TserParams, crossover, linear, mutate, tser
 from pokerduel.play.matches import play_duplicate
 from pokerduel.play.oracles import LiveOracle
-from pokerduel.players.genomes import ashe_player, handbuilt_genome, patient_genome, reader_genome
+from pokerduel.players.genomes import (
+    ashe_player,
+    handbuilt_genome,
+    patient_genome,
+    reader_folds_genome,
+    reader_genome,
+)
 from pokerduel.selectors import make_selector
 
 TINY = dict(population=6, generations=4, keep=3, selector="hybrid", seed=3, panel_deals=6, panel_heldout=1,
@@ -293,7 +299,7 @@ def test_common_decks_compare_candidates_on_equal_cards():
 
 
 @pytest.mark.parametrize("init, genome", [("handbuilt", handbuilt_genome), ("patient", patient_genome),
-                                          ("reader", reader_genome)])
+                                          ("reader", reader_genome), ("reader-folds", reader_folds_genome)])
 def test_a_handmade_init_is_that_genome_plus_the_uniform_noise(init, genome):
     noise = initial_population(tiny(init_low=-0.1, init_high=0.1))
     pop = initial_population(tiny(init=init, init_low=-0.1, init_high=0.1))

@@ -29,7 +29,14 @@ from pokerduel.play.matches import deal_strengths, play_duplicate
 from pokerduel.play.populations import new_population
 from pokerduel.players.ashe import HEADER
 from pokerduel.players.base import TRAINING_BOTS
-from pokerduel.players.genomes import AsheSettings, ashe_player, handbuilt_genome, patient_genome, reader_genome
+from pokerduel.players.genomes import (
+    AsheSettings,
+    ashe_player,
+    handbuilt_genome,
+    patient_genome,
+    reader_folds_genome,
+    reader_genome,
+)
 
 SMALL = AsheSettings(prt_capacity=256)
 TINY_ANE = dict(population=6, generations=4, keep=3, fitness="ane", opponents=("calling-machine", "hothead-maniac"),
@@ -365,10 +372,13 @@ def test_default_selector_is_pocbam_with_fixed_opponents_and_the_hybrid_without(
 
 def test_the_hand_made_players_are_training_opponents():
     cfg = EvolveConfig(population=6, generations=2, keep=3, fitness="ane", deals=2,
-                       opponents=("calling-machine", "handbuilt", "patient", "reader"))
-    assert [p.name for p in training_opponents(cfg)] == ["calling-machine", "handbuilt", "patient", "reader"]
-    for spec, genome in (("handbuilt", handbuilt_genome), ("patient", patient_genome), ("reader", reader_genome)):
-        settings = AsheSettings(prt_capacity=1024, read_raises=spec == "reader")
+                       opponents=("calling-machine", "handbuilt", "patient", "reader", "reader-folds"))
+    assert [p.name for p in training_opponents(cfg)] == ["calling-machine", "handbuilt", "patient", "reader",
+                                                          "reader-folds"]
+    for spec, genome in (("handbuilt", handbuilt_genome), ("patient", patient_genome), ("reader", reader_genome),
+                         ("reader-folds", reader_folds_genome)):
+        settings = AsheSettings(prt_capacity=1024, read_raises=spec.startswith("reader"),
+                                read_reraises=spec == "reader-folds")
         player = resolve_opponent(spec)
         assert player.name == spec
         assert np.array_equal(player.params, ashe_player(genome(settings), settings).params)

@@ -178,7 +178,8 @@ READER_MIN_HIDDEN = 3
 
 
 def reader_genome(settings: AsheSettings = AsheSettings(read_raises=True), reader: float = 1.0,
-                  confident: float = 0.3, scale: float = 1.5, **patient) -> np.ndarray:
+                  confident: float = 0.3, scale: float = 1.5, fold_reader: float = 0.0, sparse: float = 0.3,
+                  **patient) -> np.ndarray:
     """The patient genome plus an SWRE cell that weighs the hand against what the opponent showed
     (``docs/players.md``, *Reading raises*).
 
@@ -187,6 +188,11 @@ def reader_genome(settings: AsheSettings = AsheSettings(read_raises=True), reade
     opponent raised on this street) and adds ``-reader (2 / scale)`` times its output to SWRE's logit,
     so the estimate compares the hand with that range. Its input gate opens once the statistic's
     confidence ``n / (n + 10)`` passes ``confident``; with no showdowns seen, the player is the patient one.
+
+    ``fold_reader`` > 0 also makes OFRE's cell 1 read the street's fold rate (with ``read_reraises``, facing a
+    raise: the opponent's answers to re-raises) while the node's confidence is below ``sparse``, adding
+    ``fold_reader (10 / scale)`` times its output to OFRE's logit, as cell 0 does for the node's rate: where the
+    exact betting sequence is new, the estimate follows the street's statistic instead of the neutral 0.5.
     """
     if settings.hidden < READER_MIN_HIDDEN:
         raise ValueError(f"the reader genome needs hidden >= {READER_MIN_HIDDEN} cells, got hidden={settings.hidden}")
@@ -199,7 +205,21 @@ def reader_genome(settings: AsheSettings = AsheSettings(read_raises=True), reade
     v["W"][1, 2, j + 2] = gain
     v["b"][1:, 2] = (-gain * confident, -10.0, 10.0)
     v["w_out"][2] = -reader * 2.0 / scale
+    if fold_reader:
+        o = unpack(g, settings.hidden)["ofre"]
+        o["W"][0, 1, ashe.N_DEC + 5] = 2.0 * scale  # the street's fold rate
+        o["b"][0, 1] = -scale
+        o["W"][1, 1, ashe.N_DEC + 4] = -gain  # input gate open while the node's confidence is below `sparse`
+        o["b"][1:, 1] = (gain * sparse, -10.0, 10.0)
+        o["w_out"][1] = fold_reader * 10.0 / scale
     return g
+
+
+def reader_folds_genome(settings: AsheSettings = AsheSettings(read_raises=True, read_reraises=True),
+                        fold_reader: float = 0.5, **reader) -> np.ndarray:
+    """The reader genome whose OFRE also reads the street's fold rate where the node is sparse
+    (``reader_genome(fold_reader=0.5)``; ``docs/players.md``, *Reading re-raises*)."""
+    return reader_genome(settings, fold_reader=fold_reader, **reader)
 
 
 def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "ashe") -> Player:
@@ -226,8 +246,10 @@ def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "as
 HANDBUILT_SPEC = "handbuilt"
 PATIENT_SPEC = "patient"
 READER_SPEC = "reader"
+READER_FOLDS_SPEC = "reader-folds"
 #: the hand-made genomes by spec (each a function of ``AsheSettings``)
-HANDMADE = {HANDBUILT_SPEC: handbuilt_genome, PATIENT_SPEC: patient_genome, READER_SPEC: reader_genome}
+HANDMADE = {HANDBUILT_SPEC: handbuilt_genome, PATIENT_SPEC: patient_genome, READER_SPEC: reader_genome,
+            READER_FOLDS_SPEC: reader_folds_genome}
 
 
 def _resolve_spec(spec: str) -> Player | None:
@@ -237,7 +259,8 @@ def _resolve_spec(spec: str) -> Player | None:
     its raises there say its hand is strong and it stands up to a re-raise."""
     if spec not in HANDMADE:
         return None
-    settings = AsheSettings(prt_capacity=1024, read_raises=spec == READER_SPEC)
+    reads = spec in (READER_SPEC, READER_FOLDS_SPEC)
+    settings = AsheSettings(prt_capacity=1024, read_raises=reads, read_reraises=spec == READER_FOLDS_SPEC)
     return ashe_player(HANDMADE[spec](settings), settings, name=spec)
 
 
