@@ -10,6 +10,7 @@ matches the champion lost. ``--explore`` plays the champions with that explorati
 run's (``docs/players.md``, *Exploration*).
 
     python scripts/champion_matches.py runs/ashe1/seed*.h5 --opponents hothead-maniac --matches 20 [--explore 0.05]
+    python scripts/champion_matches.py reader reader-folds --matches 20   # hand-made players, measured alike
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pokerduel.evolution.evolve import load_run, resolve_opponent
 from pokerduel.infra.parallel import get_backend
 from pokerduel.play.matches import play_duplicate
 from pokerduel.players.base import TRAINING_BOTS
-from pokerduel.players.genomes import ashe_player
+from pokerduel.players.genomes import HANDMADE, ashe_player
 
 #: decks no run trains on and no champion test uses (``evolution_champions.TEST_SEED`` is 909,090,909)
 MATCHES_SEED = 909_090_913
@@ -38,13 +39,15 @@ def match_seeds(seed: int, matches: int) -> list[int]:
 
 
 def _play(task):
-    settings, genome, opponent, deals, seed = task
-    return play_duplicate(ashe_player(genome, settings), resolve_opponent(opponent), deals, seed).mbb_per_hand()[0]
+    player, opponent, deals, seed = task
+    player = resolve_opponent(player) if isinstance(player, str) else ashe_player(player[1], player[0])
+    return play_duplicate(player, resolve_opponent(opponent), deals, seed).mbb_per_hand()[0]
 
 
-def over_matches(settings, genome, opponent: str, seeds: list[int], deals: int, backend) -> dict:
-    """``genome``'s results against ``opponent`` in one match of ``deals`` deals per deck seed, summarised."""
-    tasks = [(settings, genome, opponent, deals, s) for s in seeds]
+def over_matches(player, opponent: str, seeds: list[int], deals: int, backend) -> dict:
+    """The results of ``player`` (a hand-made spec, or ``(settings, genome)``) against ``opponent`` in one match
+    of ``deals`` deals per deck seed, summarised."""
+    tasks = [(player, opponent, deals, s) for s in seeds]
     out = [0.0] * len(tasks)
     for i, value in backend.map_unordered(_play, tasks):
         out[i] = value
@@ -71,7 +74,7 @@ def summarise(results) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("runs", nargs="+", help="evolution run files (their last champions)")
+    ap.add_argument("runs", nargs="+", help="evolution run files (their last champions) or hand-made player specs")
     ap.add_argument("--opponents", default=",".join(TRAINING_BOTS), help="comma-separated opponent specs")
     ap.add_argument("--matches", type=int, default=20)
     ap.add_argument("--deals", type=int, default=500, help="duplicate deals per match")
@@ -90,16 +93,21 @@ def main(argv=None) -> int:
     print("|---|---|---|---|---|")
     with get_backend("multiprocess", workers=args.workers) as backend:
         for path in args.runs:
-            run = load_run(path)
-            genome = run.records["champion"][-1]
-            settings = run.config.settings
-            if args.explore is not None:
-                try:
-                    settings = replace(settings, explore=args.explore)
-                except ValueError as err:
-                    ap.error(str(err))
+            if path in HANDMADE:
+                if args.explore is not None:
+                    ap.error("--explore applies to run files' champions, not to hand-made players")
+                player = path
+            else:
+                run = load_run(path)
+                settings = run.config.settings
+                if args.explore is not None:
+                    try:
+                        settings = replace(settings, explore=args.explore)
+                    except ValueError as err:
+                        ap.error(str(err))
+                player = (settings, run.records["champion"][-1])
             for opp in opponents:
-                r = out.setdefault(path, {})[opp] = over_matches(settings, genome, opp, seeds, args.deals, backend)
+                r = out.setdefault(path, {})[opp] = over_matches(player, opp, seeds, args.deals, backend)
                 print(f"| {path} | {opp} | {r['mean']:+,.0f} ± {r['ci']:,.0f} | {r['worst']:+,.0f} | "
                       f"{100 * r['lost']:.0f} % |", flush=True)
     if args.json:

@@ -72,8 +72,8 @@ def main(argv=None) -> int:
             r = results[path] = {"elites": len(p["elites"]), "chosen": c, "ane": p["ane"].tolist(),
                                  "playoff_mbb": p["mbb"].tolist(), "versus": {}}
             for opp in opponents:
-                champ = over_matches(p["settings"], p["elites"][0], opp, seeds, args.deals, backend)
-                new = champ if c == 0 else over_matches(p["settings"], p["elites"][c], opp, seeds, args.deals,
+                champ = over_matches((p["settings"], p["elites"][0]), opp, seeds, args.deals, backend)
+                new = champ if c == 0 else over_matches((p["settings"], p["elites"][c]), opp, seeds, args.deals,
                                                         backend)
                 r["versus"][opp] = {"champion": champ, "playoff": new}
                 diff = np.asarray(new["matches"]) - np.asarray(champ["matches"])
