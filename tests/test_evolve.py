@@ -263,8 +263,8 @@ def test_run_files_from_before_the_lag_and_refit_options_read_as_the_papers_meth
 
 
 def test_options_at_their_defaults_stay_out_of_the_config_dict():
-    """Run files written before ``init``, ``calling_range``, ``explore``, ``common_decks`` and ``matches`` existed
-    read back as equal configs."""
+    """Run files written before ``init``, ``calling_range``, ``explore``, ``read_raises``, ``read_reraises``,
+    ``common_decks`` and ``matches`` existed read back as equal configs."""
     assert not ({"init", "calling_range", "explore", "read_raises", "read_reraises", "common_decks", "matches"}
                 & set(tiny().to_dict()))
     cfg = tiny(init="handbuilt", calling_range=0.5, explore=0.05, read_raises=True, read_reraises=True,
