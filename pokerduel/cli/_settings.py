@@ -16,12 +16,15 @@ _OPTIONS = (
     click.option("--read-reraises/--own-raises", default=False, show_default=True,
                  help="Facing a raise, a re-raise's street fold inputs are the opponent's answers to the player's "
                       "re-raises on the street (instead of to all its raises of that size there)."),
+    click.option("--lookahead/--one-step", default=False, show_default=True,
+                 help="Value a check that opens a street, or a call that closes one before the river, two steps "
+                      "deep: with what the opponent did next after the player's checks and calls."),
 )
 
 
 def player_settings(command):
-    """Add ``--calling-range``, ``--explore``, ``--read-raises`` and ``--read-reraises`` (``AsheSettings``) to a click
-    command."""
+    """Add ``--calling-range``, ``--explore``, ``--read-raises``, ``--read-reraises`` and ``--lookahead``
+    (``AsheSettings``) to a click command."""
     for option in reversed(_OPTIONS):
         command = option(command)
     return command

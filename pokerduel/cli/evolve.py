@@ -170,8 +170,8 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 @click.pass_context
 def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_weights, pool_weights, deals, matches,
            population, generations, keep, selector, budget, n0, repeat, lag, lag_thread, refit_every, batch,
-           selector_options, seed, hidden, prt_capacity, calling_range, explore, read_raises, read_reraises, reset,
-           common_decks, rate_start, rate_end, sigma_start, sigma_end, init, freeze_init, init_range, hs_samples,
+           selector_options, seed, hidden, prt_capacity, calling_range, explore, read_raises, read_reraises, lookahead,
+           reset, common_decks, rate_start, rate_end, sigma_start, sigma_end, init, freeze_init, init_range, hs_samples,
            panel_bots, panel_deals, panel_heldout, out, resume, overwrite, backend, workers, scheduler, as_json):
     """Evolve ASHE players: each generation a top-k selector picks the survivors, TSER makes the rest.
 
@@ -189,7 +189,8 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
         population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
         repeat=repeat, lag=lag, refit_every=refit_every, batch=batch, seed=seed, hidden=hidden,
         prt_capacity=prt_capacity,
-        calling_range=calling_range, explore=explore, read_raises=read_raises, read_reraises=read_reraises, reset=reset,
+        calling_range=calling_range, explore=explore, read_raises=read_raises, read_reraises=read_reraises,
+        lookahead=lookahead, reset=reset,
         common_decks=common_decks,
         panel_deals=panel_deals, panel_heldout=panel_heldout,
         init=init, freeze_init=freeze_init, init_low=init_range[0], init_high=init_range[1],

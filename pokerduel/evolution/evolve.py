@@ -95,8 +95,9 @@ HALL_POLICIES = ("last", "best")
 #: (``handbuilt``, ``patient``, ``reader``, ``reader-folds``) plus the uniform noise (``players.genomes.HANDMADE``)
 INITS = ("random", *HANDMADE)
 #: options added after run files existed, left out of a config's dict at these defaults
-LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "read_reraises": False, "init": "random",
-                  "freeze_init": False, "common_decks": False, "opponent_weights": None, "matches": 1, "batch": 1}
+LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "read_reraises": False,
+                  "lookahead": False, "init": "random", "freeze_init": False, "common_decks": False,
+                  "opponent_weights": None, "matches": 1, "batch": 1}
 #: named option sets (``--preset``); options given explicitly override them. ``ashe1``: ASHE 1.0 exactly.
 #: ``generalist``: ASHE 1.0's fitness at its hands per generation (9 opponents x 222 deals), from the hand-built
 #: player, against the four bots, the hand-built player and a hall of fame of the last 4 champions weighted
@@ -193,8 +194,8 @@ class EvolveConfig:
     1, else 1) trade exactness to the paper's sequential methods for speed; ``lag=0, refit_every=1,
     batch=1`` are the paper's methods. ``prt_capacity`` defaults to 1024
     nodes (a generation's matches are a few deals per pair; the panel's 250-deal matches fit too).
-    ``hidden``, ``lstm_reset``, ``calling_range``, ``explore``, ``read_raises`` and ``read_reraises`` are the players'
-    ``AsheSettings``.
+    ``hidden``, ``lstm_reset``, ``calling_range``, ``explore``, ``read_raises``, ``read_reraises`` and ``lookahead``
+    are the players' ``AsheSettings``.
     ``reset``: every deal with fresh memories instead of a continuing match per pair.
     ``init`` (``INITS``) and ``init_low``, ``init_high``: generation 0; ``freeze_init``: a hand-made init's
     non-zero weights stay as designed (``frozen_genes``), so evolution changes only the others.
@@ -228,6 +229,7 @@ class EvolveConfig:
     explore: float = 0.0
     read_raises: bool = False
     read_reraises: bool = False
+    lookahead: bool = False
     init: str = "random"
     init_low: float = -1.0
     init_high: float = 1.0
@@ -477,7 +479,7 @@ class EvolveConfig:
     @property
     def settings(self) -> AsheSettings:
         return AsheSettings(self.hidden, self.prt_capacity, self.lstm_reset, self.calling_range, self.explore,
-                            self.read_raises, self.read_reraises)
+                            self.read_raises, self.read_reraises, self.lookahead)
 
     @property
     def panel_names(self) -> list[str]:

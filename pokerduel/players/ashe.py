@@ -16,7 +16,7 @@ raise increment as a fraction ``s`` of the pot after calling: B0 < 0.375 <= B1 <
 player's own raises of 0.5, 1, 1.5 and 2 pots fall in B1..B4 and its all-in in B6.
 
 **params** (float64): ``[hidden, prt_capacity, lstm_reset, calling_range, explore, read_raises,
-read_reraises, OFRE block, SWRE block]``.
+read_reraises, lookahead, OFRE block, SWRE block]``.
 An estimator block for ``n`` inputs and ``H`` cells is, in order: ``W[4, H, n]``, ``R[4, H, H]``, peepholes
 ``p[3, H]`` (input, forget, output gates), biases ``b[4, H]``, output weights ``w[H]``, output bias;
 gates are ordered (block input z, input i, forget f, output o). The genome is everything after the
@@ -36,6 +36,7 @@ from ..engine.rules import (
     S_ACTOR,
     S_MAX_SPENT,
     S_ROUND,
+    S_ROUND_ACTIONS,
     S_SPENT0,
     STACK,
     STATE_SIZE,
@@ -69,8 +70,8 @@ OFRE_DEC, SWRE_DEC = N_DEC, N_DEC + 1
 CONF_PRIOR = 10.0  # confidence of n observations is n / (n + CONF_PRIOR)
 
 # ---- params header ---------------------------------------------------------------------------------
-P_HIDDEN, P_CAPACITY, P_LSTM_RESET, P_CALLING_RANGE, P_EXPLORE, P_READ_RAISES, P_READ_RERAISES = range(7)
-HEADER = 7
+P_HIDDEN, P_CAPACITY, P_LSTM_RESET, P_CALLING_RANGE, P_EXPLORE, P_READ_RAISES, P_READ_RERAISES, P_LOOKAHEAD = range(8)
+HEADER = 8
 RESET_HAND, RESET_HALF = 0, 1  # when the LSTM state returns to zero
 
 
@@ -87,7 +88,8 @@ def genome_size(hidden: int) -> int:
 
 # ---- memory layouts (per bank) ---------------------------------------------------------------------
 # imem: [n_nodes, overflow, decisions, lstm_steps, ...] | scratch state | street aggregates
-#       | opponent-raise showdowns per street | the opponent's answers to re-raises per street | nodes
+#       | opponent-raise showdowns per street | the opponent's answers to re-raises per street
+#       | the opponent's actions right after the player's check or call, per street | nodes
 I_NNODES, I_OVERFLOW, I_DECISIONS, I_STEPS = 0, 1, 2, 3
 I_STATE = 8
 I_CAND_TO = I_STATE + STATE_SIZE  # raise-to of each candidate (0 for fold/call, -1 if absent)
@@ -95,16 +97,19 @@ I_AGG = I_CAND_TO + N_CANDIDATES  # [stat, street, code] with stats (visits, opp
 AGG_VISITS, AGG_OPP_ACTS, AGG_OPP_FOLD, AGG_SD_N = range(4)
 I_RAGG = I_AGG + 4 * 4 * N_CODES  # per street: showdowns of hands in which the opponent raised on that street
 I_RERAISE = I_RAGG + 4  # per street: the opponent's answers to the player's re-raises (answers, then folds)
-I_NODES = I_RERAISE + 8
+I_AFTER = I_RERAISE + 8  # per street: the opponent's actions right after the player's check or call, then its bets
+I_NODES = I_AFTER + 8
 # Node record: child[9], visits, opp_acts, opp_fold, opp_call, opp_raise, sd_n (16 words with padding).
 N_VISITS, N_OPP_ACTS, N_OPP_FOLD, N_OPP_CALL, N_OPP_RAISE, N_SD_N = range(N_CODES, N_CODES + 6)
 NODE_WORDS = 16
-# fmem: street aggregates (sd_opp_hs, sd_win) | opponent-raise aggregates (the same per street) | trace
+# fmem: street aggregates (sd_opp_hs, sd_win) | opponent-raise aggregates (the same per street)
+#       | per street: the sizes (fractions of the pot) of the opponent's bets counted in I_AFTER | trace
 #       | LSTM state | candidate states | pre-activations | inputs | LSTM scratch
 #       | OFRE, SWRE weights transposed (filled by ashe_reset) | nodes
 F_AGG = 0
 F_RAGG = F_AGG + 2 * 4 * N_CODES
-F_TRACE = F_RAGG + 2 * 4  # last decision: (f_hat, w_hat, utility) per candidate, NaN if absent
+F_AFTER = F_RAGG + 2 * 4
+F_TRACE = F_AFTER + 4  # last decision: (f_hat, w_hat, utility) per candidate, NaN if absent
 F_LSTM = F_TRACE + 3 * N_CANDIDATES
 ROOTS = 2  # node 0: the player sits at position 0 (big blind); node 1: position 1 (button)
 
@@ -342,8 +347,9 @@ def prt_update(im, fm, capacity, pos, hist, n_actions, showdown, opp_hs, result)
     """Record a finished hand: visits and the opponent's responses along the path, showdown statistics on
     every node of the path (``opp_hs`` the opponent's river hand strength, ``result`` 1/0.5/0), the
     street aggregates of the player's actions, the opponent's answers to the player's re-raises (a raise
-    facing its raise) per street, and at a showdown the opponent-raise aggregate of each street on which
-    the opponent raised."""
+    facing its raise) per street, its actions right after the player's check or call (on the same street
+    or, after a call that closed one, the next), and at a showdown the opponent-raise aggregate of each street
+    on which the opponent raised."""
     sc = im[I_STATE:I_STATE + STATE_SIZE]
     new_hand(sc)
     f_nodes = fm.shape[0] - 2 * capacity
@@ -357,11 +363,18 @@ def prt_update(im, fm, capacity, pos, hist, n_actions, showdown, opp_hs, result)
     pending_re = -1  # street of the player's last action if it re-raised the opponent's raise
     opp_raised = False  # the previous action was the opponent's raise
     raised = 0  # bit s: the opponent raised on street s
+    passed = False  # the previous action was the player's check or call
     for a in range(n_actions):
         actor = hist[a, 1]
         action = hist[a, 2]
         code = action_code(sc, action, hist[a, 3])
         street = sc[S_ROUND]
+        if passed & (actor != pos):
+            im[I_AFTER + street] += 1
+            if action == RAISE:
+                im[I_AFTER + 4 + street] += 1
+                fm[F_AFTER + street] += (hist[a, 3] - sc[S_MAX_SPENT]) / (pot(sc) + to_call(sc, actor))
+        passed = (actor == pos) & (action == CALL)
         if actor != pos:
             if action == RAISE:
                 raised |= 1 << street
@@ -444,6 +457,54 @@ def calling_range_win(f_hat, w_hat, rho):
 
 
 @kernel
+def _shrunk(num, den, prior):
+    """``num / den`` shrunk towards ``prior`` with ``CONF_PRIOR`` pseudo-observations."""
+    return (num + CONF_PRIOR * prior) / (den + CONF_PRIOR)
+
+
+@kernel
+def lookahead_utility(st, pos, im, fm, closes, u_pass):
+    """A check or call credited with the folds it sets up (``docs/players.md``, *Looking ahead*).
+
+    The opponent speaks next (after a check that opens a street, on this street; after a call that closes
+    one, on the next) and bets, as often and by as much of the pot as it did right after the player's
+    checks and calls on that street (``I_AFTER``); the player then raises and wins the pot and that bet
+    when it folds, as often as it folded to the player's re-raises there. After a call that closes a
+    street the player may also bet the next one and win the pot when the opponent folds, as often as it
+    folded to the player's pot-size bets there; speaking first, it bets or checks, whichever is worth
+    more. Where no fold comes, the hand is worth the one-step value ``u_pass`` (showdown at today's pot):
+    only fold equity is added, never a bigger pot. Statistics are shrunk with ``CONF_PRIOR``
+    pseudo-observations towards priors: a bet half the time, of the pot; folds to re-raises as on all
+    streets; no folds to bets. The result is never below ``u_pass``: the later choices are options.
+    """
+    p = np.float64(pot(st))
+    room = np.float64(STACK - st[S_MAX_SPENT])  # what each player has left behind after the call
+    if room <= 0.0:  # all-in: nothing follows
+        return u_pass
+    ns = st[S_ROUND] + 1 if closes else st[S_ROUND]  # the street on which the opponent speaks next
+    bets = im[I_AFTER + 4 + ns]
+    p_bet = _shrunk(bets, im[I_AFTER + ns], 0.5)
+    b_o = min(_shrunk(fm[F_AFTER + ns], bets, 1.0) * (p + to_call(st, pos)), room)
+    answers = 0
+    folds = 0
+    for s in range(4):
+        answers += im[I_RERAISE + s]
+        folds += im[I_RERAISE + 4 + s]
+    f_re = _shrunk(im[I_RERAISE + 4 + ns], im[I_RERAISE + ns], _shrunk(folds, answers, 0.0))
+    won_bet = f_re * (p + b_o) + (1.0 - f_re) * u_pass if b_o < room else u_pass
+    u = p_bet * won_bet + (1.0 - p_bet) * u_pass
+    if closes:
+        ag = _agg(ns, CODE_B0 + 2)  # a pot-size bet on the next street
+        f_bet = _shrunk(im[I_AGG + AGG_OPP_FOLD * 36 + ag], im[I_AGG + AGG_OPP_ACTS * 36 + ag], 0.0)
+        bet = f_bet * p + (1.0 - f_bet) * u_pass
+        if pos == 0:  # first to speak after the flop (reverse blinds): bet, or check into the above
+            u = max(u, bet)
+        else:
+            u = p_bet * won_bet + (1.0 - p_bet) * max(u_pass, bet)
+    return max(u_pass, u)
+
+
+@kernel
 def _decision_inputs(st, pos, x):
     """The inputs shared by both estimators and all candidates (all in [0, 1])."""
     rnd = st[S_ROUND]
@@ -523,6 +584,9 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
         facing = (hist[last, 1] != pos) & (hist[last, 2] == RAISE)
     read = facing & (params[P_READ_RAISES] > 0.0)
     read_re = facing & (params[P_READ_RERAISES] > 0.0)
+    # Looking ahead: a call that closes a street before the river, or a check that opens one.
+    look_close = facing & (street < 3)
+    look = (params[P_LOOKAHEAD] > 0.0) & (look_close | ((street > 0) & (st[S_ROUND_ACTIONS] == 0)))
     best = -1
     best_u = 0.0
     for k in range(N_CANDIDATES):
@@ -590,8 +654,11 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
         w_hat = lstm_finish(params, off_s, wts, SWRE_INPUTS, SWRE_DEC, hidden, x_s, c_s, pre_sv,
                             fm[slot + 2 * hidden:slot + 3 * hidden], fm[slot + 3 * hidden:slot + 4 * hidden], work)
         im[I_STEPS] += 2  # two estimator steps per candidate, counting the call's deferred OFRE step
-        w_hat = calling_range_win(f_hat, w_hat, rho)
-        u = candidate_utility(st, pos, to[k], f_hat, w_hat)
+        if look & (k == 1):
+            u = lookahead_utility(st, pos, im, fm, look_close, candidate_utility(st, pos, 0, 0.0, w_hat))
+        else:
+            w_hat = calling_range_win(f_hat, w_hat, rho)
+            u = candidate_utility(st, pos, to[k], f_hat, w_hat)
         fm[F_TRACE + 3 * k] = f_hat
         fm[F_TRACE + 3 * k + 1] = w_hat
         fm[F_TRACE + 3 * k + 2] = u

@@ -34,6 +34,9 @@ class AsheSettings:
     *Reading raises*).
     ``read_reraises``: facing a raise, a re-raise's street fold inputs are the opponent's answers to the
     player's re-raises on this street, rather than to all of its raises of that size there (same section).
+    ``lookahead``: facing a raise before the river, the call is valued by what the player's earlier calls of a
+    raise there, with a hand of similar strength, went on to win, where that is more than the one-step value
+    (``docs/players.md``, *Looking ahead*).
     """
 
     hidden: int = 10
@@ -43,6 +46,7 @@ class AsheSettings:
     explore: float = 0.0
     read_raises: bool = False
     read_reraises: bool = False
+    lookahead: bool = False
 
     def __post_init__(self):
         if not isinstance(self.hidden, (int, np.integer)) or not 1 <= self.hidden <= 256:
@@ -58,7 +62,7 @@ class AsheSettings:
         if not isinstance(self.explore, (int, float, np.integer, np.floating)) or not 0.0 <= self.explore <= 1.0:
             raise ValueError(f"explore must be a number in [0, 1], got {self.explore!r}")
         object.__setattr__(self, "explore", float(self.explore))
-        for name in ("read_raises", "read_reraises"):
+        for name in ("read_raises", "read_reraises", "lookahead"):
             value = getattr(self, name)
             if not isinstance(value, (bool, np.bool_)):
                 raise ValueError(f"{name} must be true or false, got {value!r}")
@@ -70,10 +74,10 @@ class AsheSettings:
 
     def to_dict(self) -> dict:
         """The settings as JSON-ready values; the later settings (``calling_range``, ``explore``, ``read_raises``,
-        ``read_reraises``) only when set, so older files compare equal."""
+        ``read_reraises``, ``lookahead``) only when set, so older files compare equal."""
         d = {k: (int(v) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else v)
              for k, v in asdict(self).items()}
-        for later in ("calling_range", "explore", "read_raises", "read_reraises"):
+        for later in ("calling_range", "explore", "read_raises", "read_reraises", "lookahead"):
             if not d[later]:
                 del d[later]
         return d
@@ -237,6 +241,7 @@ def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "as
     header[ashe.P_EXPLORE] = settings.explore
     header[ashe.P_READ_RAISES] = float(settings.read_raises)
     header[ashe.P_READ_RERAISES] = float(settings.read_reraises)
+    header[ashe.P_LOOKAHEAD] = float(settings.lookahead)
     n_imem, n_fmem = ashe.memory_sizes(settings.hidden, settings.prt_capacity)
     return Player(name, ASHE, np.concatenate([header, genome.astype(np.float64)]), n_imem, n_fmem,
                   uses_hand_strength=True)
