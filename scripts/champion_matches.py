@@ -11,6 +11,7 @@ run's (``docs/players.md``, *Exploration*).
 
     python scripts/champion_matches.py runs/ashe1/seed*.h5 --opponents hothead-maniac --matches 20 [--explore 0.05]
     python scripts/champion_matches.py reader reader-folds --matches 20   # hand-made players, measured alike
+    python scripts/champion_matches.py runs/ashe1/seed1.h5:champion:200   # generation 200's champion
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ def summarise(results) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("runs", nargs="+", help="evolution run files (their last champions) or hand-made player specs")
+    ap.add_argument("runs", nargs="+", help="evolution run files (their last champions), RUN.h5:champion:G (generation "
+                    "G's) or hand-made player specs")
     ap.add_argument("--opponents", default=",".join(TRAINING_BOTS), help="comma-separated opponent specs")
     ap.add_argument("--matches", type=int, default=20)
     ap.add_argument("--deals", type=int, default=500, help="duplicate deals per match")
@@ -98,14 +100,18 @@ def main(argv=None) -> int:
                     ap.error("--explore applies to run files' champions, not to hand-made players")
                 player = path
             else:
-                run = load_run(path)
+                file, _, generation = path.partition(":champion:")  # RUN.h5:champion:G, a generation's champion
+                run = load_run(file)
                 settings = run.config.settings
                 if args.explore is not None:
                     try:
                         settings = replace(settings, explore=args.explore)
                     except ValueError as err:
                         ap.error(str(err))
-                player = (settings, run.records["champion"][-1])
+                g = int(generation) if generation else run.completed
+                if not 1 <= g <= run.completed:
+                    ap.error(f"{file} has champions of generations 1..{run.completed}, not {g}")
+                player = (settings, run.records["champion"][g - 1])
             for opp in opponents:
                 r = out.setdefault(path, {})[opp] = over_matches(player, opp, seeds, args.deals, backend)
                 print(f"| {path} | {opp} | {r['mean']:+,.0f} ± {r['ci']:,.0f} | {r['worst']:+,.0f} | "
