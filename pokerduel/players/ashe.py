@@ -654,11 +654,10 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
         w_hat = lstm_finish(params, off_s, wts, SWRE_INPUTS, SWRE_DEC, hidden, x_s, c_s, pre_sv,
                             fm[slot + 2 * hidden:slot + 3 * hidden], fm[slot + 3 * hidden:slot + 4 * hidden], work)
         im[I_STEPS] += 2  # two estimator steps per candidate, counting the call's deferred OFRE step
+        w_hat = calling_range_win(f_hat, w_hat, rho)
+        u = candidate_utility(st, pos, to[k], f_hat, w_hat)
         if look & (k == 1):
-            u = lookahead_utility(st, pos, im, fm, look_close, candidate_utility(st, pos, 0, 0.0, w_hat))
-        else:
-            w_hat = calling_range_win(f_hat, w_hat, rho)
-            u = candidate_utility(st, pos, to[k], f_hat, w_hat)
+            u = lookahead_utility(st, pos, im, fm, look_close, u)
         fm[F_TRACE + 3 * k] = f_hat
         fm[F_TRACE + 3 * k + 1] = w_hat
         fm[F_TRACE + 3 * k + 2] = u
