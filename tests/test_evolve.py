@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import h5py
 import numpy as np
@@ -15,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from pokerduel.cli import main
+from pokerduel.engine.rules import BIG_BLIND
 from pokerduel.evolution.evolve import (
     DEFAULT_BATCH,
     DEFAULT_LAG,
@@ -29,10 +32,12 @@ from pokerduel.evolution.evolve import (
     initial_population,
     load_run,
     panel_seed,
+    resolve_opponent,
     run_evolution,
     select,
 )
 from pokerduel.evolution.reproduction import TserParams, crossover, linear, mutate, tser
+from pokerduel.infra.parallel import get_backend
 from pokerduel.play.matches import play_duplicate
 from pokerduel.play.oracles import LiveOracle
 from pokerduel.players.genomes import (
@@ -418,8 +423,6 @@ def test_a_failed_checkpoint_stops_the_run_and_keeps_the_last_good_file(tmp_path
 
 
 def test_a_parallel_backend_gives_the_same_run(tmp_path):
-    from pokerduel.infra.parallel import get_backend
-
     cfg = tiny(generations=3)
     serial = run_evolution(cfg, tmp_path / "s.h5").run
     with get_backend("multiprocess", workers=2) as backend:
@@ -516,3 +519,26 @@ def test_lag_inline_gives_the_same_run_file(tmp_path):
         runs.append(load_run(out))
     assert runs[0].config.lag == 8
     _records_equal(*runs)
+
+
+def _script(name):
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).parents[1] / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_validate_champions_rescores_the_last_champions_against_the_runs_opponents(tmp_path):
+    cfg = tiny(opponents=("calling-machine", "candid-statistician"), fitness="ane", deals=4, generations=3)
+    path = str(tmp_path / "v.h5")
+    run_evolution(cfg, path)
+    validate = _script("validate_champions").validate
+    with get_backend("serial") as backend:
+        r = validate(path, None, window=2, matches=2, deals=6, seed=5, backend=backend)
+    assert r["generations"] == [2, 3] and r["opponents"] == ["calling-machine", "candid-statistician"]
+    seeds = [int(s) >> 1 for s in np.random.SeedSequence(5).generate_state(2, np.uint64)]
+    mbb = np.array([[np.mean([play_duplicate(resolve_opponent(f"{path}:champion:{g}"), o, 6, seed=s).mbb_per_hand()[0]
+                              for s in seeds]) for o in r["opponents"]] for g in (2, 3)])
+    assert np.allclose(r["mbb"], mbb)
+    ane = (mbb / np.maximum(BIG_BLIND, mbb.max(axis=0))).mean(axis=1)  # ASHE 1.0's ANE, by hand
+    assert np.allclose(r["fitness"], ane) and r["best_generation"] == (2, 3)[int(np.argmax(ane))]
