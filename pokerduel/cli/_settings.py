@@ -17,8 +17,8 @@ _OPTIONS = (
                  help="Facing a raise, a re-raise's street fold inputs are the opponent's answers to the player's "
                       "re-raises on the street (instead of to all its raises of that size there)."),
     click.option("--lookahead/--one-step", default=False, show_default=True,
-                 help="Value a check that opens a street, or a call that closes one before the river, two steps "
-                      "deep: with what the opponent did next after the player's checks and calls."),
+                 help="Credit a check that opens a street, or a call that closes one before the river, with the "
+                      "folds it sets up: the opponent bets next and folds to a raise, or folds to a bet next street."),
 )
 
 

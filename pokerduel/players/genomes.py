@@ -34,9 +34,9 @@ class AsheSettings:
     *Reading raises*).
     ``read_reraises``: facing a raise, a re-raise's street fold inputs are the opponent's answers to the
     player's re-raises on this street, rather than to all of its raises of that size there (same section).
-    ``lookahead``: facing a raise before the river, the call is valued by what the player's earlier calls of a
-    raise there, with a hand of similar strength, went on to win, where that is more than the one-step value
-    (``docs/players.md``, *Looking ahead*).
+    ``lookahead``: a check that opens a street and a call that closes one before the river are credited with
+    the folds they set up, from the opponent's bets right after the player's checks and calls and its folds to
+    the player's raises and bets (``docs/players.md``, *Looking ahead*).
     """
 
     hidden: int = 10
