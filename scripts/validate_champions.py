@@ -19,19 +19,14 @@ import json
 import sys
 
 import numpy as np
+from champion_matches import _play, match_seeds, opponent_specs
 
-from pokerduel.evolution.evolve import load_run, resolve_opponent
+from pokerduel.evolution.evolve import load_run
 from pokerduel.evolution.fitness import normalized_earnings
 from pokerduel.infra.parallel import get_backend
-from pokerduel.play.matches import play_duplicate
 
 #: decks no run trains on and no champion test uses (``champion_matches.MATCHES_SEED`` is 909,090,913)
 VALIDATION_SEED = 909_090_917
-
-
-def _play(task):
-    spec, opponent, deals, seed = task
-    return play_duplicate(resolve_opponent(spec), resolve_opponent(opponent), deals, seed).mbb_per_hand()[0]
 
 
 def validate(path: str, opponents: list[str] | None, window: int, matches: int, deals: int, seed: int,
@@ -44,7 +39,7 @@ def validate(path: str, opponents: list[str] | None, window: int, matches: int, 
         raise ValueError(f"{path} has no fixed training opponents: give --opponents")
     last = run.completed
     generations = list(range(max(1, last - window + 1), last + 1))
-    seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(matches, np.uint64) >> np.uint64(1)]
+    seeds = match_seeds(seed, matches)
     tasks = [(f"{path}:champion:{g}", o, deals, s) for g in generations for o in opponents for s in seeds]
     out = np.zeros(len(tasks))
     for i, value in backend.map_unordered(_play, tasks):
@@ -70,12 +65,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.window < 1 or args.matches < 1 or args.deals < 1:
         ap.error("--window, --matches and --deals must be at least 1")
-    opponents = [o for o in args.opponents.split(",") if o] if args.opponents else None
-    for o in opponents or []:
-        try:
-            resolve_opponent(o)
-        except ValueError as err:
-            ap.error(str(err))
+    opponents = opponent_specs(ap, args.opponents) if args.opponents else None
     results = []
     print("| run | best of the last generations | its mBB/hand per opponent | the last champion's |")
     print("|---|---|---|---|")

@@ -521,18 +521,21 @@ def test_lag_inline_gives_the_same_run_file(tmp_path):
     _records_equal(*runs)
 
 
-def _script(name):
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).parents[1] / "scripts" / f"{name}.py")
+def _script(name, monkeypatch):
+    """A module of ``scripts/``, importable with its neighbours (the scripts import each other)."""
+    scripts = Path(__file__).parents[1] / "scripts"
+    monkeypatch.syspath_prepend(str(scripts))
+    spec = importlib.util.spec_from_file_location(name, scripts / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-def test_validate_champions_rescores_the_last_champions_against_the_runs_opponents(tmp_path):
+def test_validate_champions_rescores_the_last_champions_against_the_runs_opponents(tmp_path, monkeypatch):
     cfg = tiny(opponents=("calling-machine", "candid-statistician"), fitness="ane", deals=4, generations=3)
     path = str(tmp_path / "v.h5")
     run_evolution(cfg, path)
-    validate = _script("validate_champions").validate
+    validate = _script("validate_champions", monkeypatch).validate
     with get_backend("serial") as backend:
         r = validate(path, None, window=2, matches=2, deals=6, seed=5, backend=backend)
     assert r["generations"] == [2, 3] and r["opponents"] == ["calling-machine", "candid-statistician"]
