@@ -46,6 +46,7 @@ from pokerduel.players.genomes import (
     patient_genome,
     reader_folds_genome,
     reader_genome,
+    steady_reader_genome,
 )
 from pokerduel.selectors import make_selector
 
@@ -305,7 +306,8 @@ def test_common_decks_compare_candidates_on_equal_cards():
 
 
 @pytest.mark.parametrize("init, genome", [("handbuilt", handbuilt_genome), ("patient", patient_genome),
-                                          ("reader", reader_genome), ("reader-folds", reader_folds_genome)])
+                                          ("reader", reader_genome), ("reader-folds", reader_folds_genome),
+                                          ("reader-steady", steady_reader_genome)])
 def test_a_handmade_init_is_that_genome_plus_the_uniform_noise(init, genome):
     noise = initial_population(tiny(init_low=-0.1, init_high=0.1))
     pop = initial_population(tiny(init=init, init_low=-0.1, init_high=0.1))

@@ -92,7 +92,7 @@ FITNESS_MODES = ("selector", "ane")
 POOLS = ("population", "hall", "opponents")
 HALL_POLICIES = ("last", "best")
 #: generation 0: ``random`` (every weight uniform on the init range, core paper §7) or a hand-made genome
-#: (``handbuilt``, ``patient``, ``reader``, ``reader-folds``) plus the uniform noise (``players.genomes.HANDMADE``)
+#: (``handbuilt``, ``patient``, ``reader``, ``reader-folds``, ``reader-steady``) plus the uniform noise (``players.genomes.HANDMADE``)
 INITS = ("random", *HANDMADE)
 #: options added after run files existed, left out of a config's dict at these defaults
 LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "read_reraises": False,

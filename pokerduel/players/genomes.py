@@ -226,6 +226,14 @@ def reader_folds_genome(settings: AsheSettings = AsheSettings(read_raises=True, 
     return reader_genome(settings, fold_reader=fold_reader, **reader)
 
 
+def steady_reader_genome(settings: AsheSettings = AsheSettings(read_raises=True, read_reraises=True),
+                         confident: float = 0.75, **reader_folds) -> np.ndarray:
+    """The reader-folds genome whose showdown reader opens only after about 30 showdowns (confidence 0.75)
+    rather than about four: early, a few strong hands shown make the player call less, and the showdowns that
+    would correct the reading stop coming (``docs/players.md``, *Reading raises*)."""
+    return reader_folds_genome(settings, confident=confident, **reader_folds)
+
+
 def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "ashe") -> Player:
     """An ASHE player the engine runs in nopython mode (kind ``ASHE``, params = header + genome)."""
     genome = np.asarray(genome)
@@ -252,9 +260,10 @@ HANDBUILT_SPEC = "handbuilt"
 PATIENT_SPEC = "patient"
 READER_SPEC = "reader"
 READER_FOLDS_SPEC = "reader-folds"
+READER_STEADY_SPEC = "reader-steady"
 #: the hand-made genomes by spec (each a function of ``AsheSettings``)
 HANDMADE = {HANDBUILT_SPEC: handbuilt_genome, PATIENT_SPEC: patient_genome, READER_SPEC: reader_genome,
-            READER_FOLDS_SPEC: reader_folds_genome}
+            READER_FOLDS_SPEC: reader_folds_genome, READER_STEADY_SPEC: steady_reader_genome}
 
 
 def _resolve_spec(spec: str) -> Player | None:
@@ -264,8 +273,9 @@ def _resolve_spec(spec: str) -> Player | None:
     its raises there say its hand is strong and it stands up to a re-raise."""
     if spec not in HANDMADE:
         return None
-    reads = spec in (READER_SPEC, READER_FOLDS_SPEC)
-    settings = AsheSettings(prt_capacity=1024, read_raises=reads, read_reraises=spec == READER_FOLDS_SPEC)
+    reads = spec in (READER_SPEC, READER_FOLDS_SPEC, READER_STEADY_SPEC)
+    settings = AsheSettings(prt_capacity=1024, read_raises=reads,
+                            read_reraises=spec in (READER_FOLDS_SPEC, READER_STEADY_SPEC))
     return ashe_player(HANDMADE[spec](settings), settings, name=spec)
 
 
