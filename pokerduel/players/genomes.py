@@ -273,10 +273,14 @@ def _resolve_spec(spec: str) -> Player | None:
     its raises there say its hand is strong and it stands up to a re-raise."""
     if spec not in HANDMADE:
         return None
-    reads = spec in (READER_SPEC, READER_FOLDS_SPEC, READER_STEADY_SPEC)
-    settings = AsheSettings(prt_capacity=1024, read_raises=reads,
-                            read_reraises=spec in (READER_FOLDS_SPEC, READER_STEADY_SPEC))
+    settings = handmade_settings(spec)
     return ashe_player(HANDMADE[spec](settings), settings, name=spec)
+
+
+def handmade_settings(spec: str) -> AsheSettings:
+    """The settings a hand-made spec plays with: a PRT of 1,024 nodes, and the readers' statistics."""
+    return AsheSettings(prt_capacity=1024, read_raises=spec in (READER_SPEC, READER_FOLDS_SPEC, READER_STEADY_SPEC),
+                        read_reraises=spec in (READER_FOLDS_SPEC, READER_STEADY_SPEC))
 
 
 register_spec_resolver(_resolve_spec)
