@@ -145,6 +145,10 @@ def test_tser_tiers_elites_and_children():
     (dict(opponents=("calling-machine",), budget=200, opponent_weights=(1, 2)), "opponent_weights must be 1"),
     (dict(opponents=("calling-machine",), budget=200, opponent_weights=(0,)), "finite numbers > 0"),
     (dict(opponents=("calling-machine",), fitness="ane", opponent_weights=(1,)), "applies to --fitness selector"),
+    (dict(opponents=("calling-machine",), fitness="ane", budget=None, targets=(1, 2)), "targets must be 1 values"),
+    (dict(opponents=("calling-machine",), fitness="ane", budget=None, targets=(float("inf"),)), "finite number"),
+    (dict(opponents=("calling-machine",), fitness="ane", budget=None, targets="9"), "targets must be"),
+    (dict(opponents=("calling-machine",), budget=200, targets=(1,)), "targets applies to --fitness ane"),
 ])
 def test_bad_config_is_a_value_error(kw, match):
     with pytest.raises(ValueError, match=match):
@@ -279,6 +283,13 @@ def test_options_at_their_defaults_stay_out_of_the_config_dict():
     assert cfg.settings.calling_range == 0.5 and cfg.to_dict()["common_decks"] is True
     assert cfg.settings.explore == 0.05 and cfg.settings.read_raises is True and cfg.settings.read_reraises is True
     assert cfg.settings.lookahead is True
+
+
+def test_targets_cap_the_training_opponents_and_round_trip():
+    cfg = tiny(opponents=("calling-machine", "hothead-maniac"), fitness="ane", budget=None, deals=4, hall_of_fame=1,
+               targets=(20000, None))
+    assert cfg.targets == (20000.0, None) and EvolveConfig.from_dict(cfg.to_dict()) == cfg
+    assert "targets" not in tiny(opponents=("calling-machine",), fitness="ane", budget=None, deals=4).to_dict()
 
 
 def test_opponent_weights_split_the_opponents_pool():

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from pokerduel.cli import main
+from pokerduel.engine.rules import BIG_BLIND
 from pokerduel.evolution.evolve import (
     PRESETS,
     EvolveConfig,
@@ -23,7 +24,7 @@ from pokerduel.evolution.evolve import (
     run_evolution,
     training_opponents,
 )
-from pokerduel.evolution.fitness import ane, earnings_matrix, normalized_earnings
+from pokerduel.evolution.fitness import ane, chips_of, earnings_matrix, normalized_earnings
 from pokerduel.infra.parallel import SerialBackend, get_backend
 from pokerduel.play.matches import deal_strengths, play_duplicate
 from pokerduel.play.populations import new_population
@@ -79,6 +80,32 @@ def test_ane_by_hand():
     assert np.allclose(ane(e2, np.array([0, 0, 1]), [1.0, 3.0]), z[:, :2].mean(axis=1))
     with pytest.raises(ValueError, match="positive pool weight"):
         ane(e2, np.array([0, 0, 1]), [0.0, 3.0])
+
+
+def test_ane_with_targets_by_hand():
+    e = np.array([[200.0, -50.0, 40.0], [100.0, 300.0, 10.0], [-100.0, 50.0, -20.0]])
+    # column 0 capped at 150 and column 1 at 100: the earnings count up to them, then n_j = 150, 100, 100
+    capped = np.array([[150.0, -50.0, 40.0], [100.0, 100.0, 10.0], [-100.0, 50.0, -20.0]])
+    assert np.allclose(ane(e, caps=[150.0, 100.0, None]), (capped / [150.0, 100.0, 100.0]).mean(axis=1))
+    # a surplus above the target buys nothing: 300 and 40 beat 150 and 80 without a target, not with one at 150
+    two = np.array([[300.0, 40.0], [150.0, 80.0]])
+    assert np.allclose(ane(two), [(1 + 0.4) / 2, (0.5 + 0.8) / 2])
+    assert np.allclose(ane(two, caps=[150.0, None]), [(1 + 0.4) / 2, (1 + 0.8) / 2])
+    assert ane(e, caps=[100.0, None, None])[0] == pytest.approx((1 - 50 / 300 + 0.4) / 3)
+    assert np.allclose(ane(e, caps=[np.inf, None, None]), ane(e))
+    e[:, 2] = np.nan  # an absent opponent stays absent
+    assert np.allclose(ane(e, caps=[None, None, 5.0]), ane(e))
+    # targets in mBB/hand as chips over the deals: 500 mBB/hand over 10 deals (20 hands) = 1,000 chips
+    assert chips_of([500.0, None], 10) == [1000.0, None] and chips_of(None, 10) is None
+
+
+def test_an_ane_run_with_targets_scores_the_capped_earnings(tmp_path):
+    cfg = EvolveConfig(**{**TINY_ANE, "generations": 2, "targets": (0.0, None)})
+    run = run_evolution(cfg, tmp_path / "t.h5").run
+    e = run.records["fixed_mbb"][0] * 2 * cfg.deals * BIG_BLIND / 1000  # chips over the generation's deals
+    assert e[:, 0].max() > 0  # someone beat the Calling Machine: its earnings are capped at 0
+    assert np.allclose(run.records["scores"][0], ane(e, caps=[0.0, None]))
+    assert not np.allclose(run.records["scores"][0], ane(e))
 
 
 def test_shared_hand_strengths_give_the_same_hands():
@@ -249,6 +276,9 @@ def test_cli_preset_and_usage_errors(tmp_path):
                         (["--preset", "ashe1", "--init", "patient", "--hidden", "1"], "needs hidden >= 2"),
                         (["--preset", "ashe1", "--init", "reader", "--hidden", "2"], "needs hidden >= 3"),
                         (["--preset", "ashe1", "--freeze-init"], "choose an init of"),
+                        (["--preset", "ashe1", "--targets", "1,2"], "targets must be 4 values"),
+                        (["--preset", "ashe1", "--targets", "1,x,3,4"], "'-' for none"),
+                        (["--opponents", "calling-machine", "--targets", "1"], "targets applies to --fitness ane"),
                         (["--opponents", "calling-machine", "--selector", "uniform", "--batch", "2"],
                          "got uniform; allowed: batch = 1")):
         r = CliRunner().invoke(main, ["evolve", *args, "--out", str(tmp_path / "x.h5")])

@@ -58,6 +58,16 @@ def _parse_floats(text, hint):
         raise click.BadParameter(f"{text!r}: expected comma-separated numbers", param_hint=hint) from None
 
 
+def _parse_targets(text):
+    if text is None:
+        return None
+    try:
+        return tuple(None if x.strip() == "-" else float(x) for x in text.split(","))
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: expected comma-separated numbers (mBB/hand) or '-' for none",
+                                 param_hint="--targets") from None
+
+
 #: config fields that a command-line option other than their namesake sets
 _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 
@@ -86,6 +96,10 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 @click.option("--opponent-weights", default=None, metavar="W1,W2,...",
               help="With --fitness selector: relative weights of the training opponents within their pool, one per "
                    "opponent (normalised to sum to 1)  [default: equal].")
+@click.option("--targets", default=None, metavar="T1,T2,...",
+              help="With --fitness ane: per training opponent (in --opponents order), the mBB/hand up to which "
+                   "ANE credits earnings against it ('-': no target), so that evolution does not trade one "
+                   "opponent below its target for a surplus against another  [default: none].")
 @click.option("--pool-weights", nargs=3, type=float, default=(1.0, 1.0, 1.0), show_default=True,
               metavar="POP HALL OPP", help="Weights of the population, hall-of-fame and training-opponent pools "
                                            "in the fitness.")
@@ -138,8 +152,9 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 @click.option("--rate-end", type=float, default=0.05, show_default=True, help="Final per-gene mutation rate.")
 @click.option("--sigma-start", type=float, default=0.5, show_default=True, help="Initial mutation strength.")
 @click.option("--sigma-end", type=float, default=0.1, show_default=True, help="Final mutation strength.")
-@click.option("--init", type=click.Choice(["random", "handbuilt", "patient", "reader", "reader-folds", "reader-steady"]),
-              default="random", show_default=True,
+@click.option("--init", default="random",
+              type=click.Choice(["random", "handbuilt", "patient", "reader", "reader-folds", "reader-steady"]),
+              show_default=True,
               help="Generation 0: random weights, or a hand-made genome (handbuilt: the reference player; patient: "
                    "raises with a margin when facing a bet; reader: patient, and weighs its hand against what the "
                    "opponent showed; reader-folds: reader, and where a betting sequence is new expects the folds "
@@ -169,8 +184,8 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 @click.option("--scheduler", default=None, help="Dask scheduler address tcp://HOST:PORT.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 @click.pass_context
-def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_weights, pool_weights, deals, matches,
-           population, generations, keep, selector, budget, n0, repeat, lag, lag_thread, refit_every, batch,
+def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_weights, targets, pool_weights, deals,
+           matches, population, generations, keep, selector, budget, n0, repeat, lag, lag_thread, refit_every, batch,
            selector_options, seed, hidden, prt_capacity, calling_range, explore, read_raises, read_reraises, lookahead,
            reset, common_decks, rate_start, rate_end, sigma_start, sigma_end, init, freeze_init, init_range, hs_samples,
            panel_bots, panel_deals, panel_heldout, out, resume, overwrite, backend, workers, scheduler, as_json):
@@ -186,7 +201,7 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
     options = dict(
         fitness=fitness, opponents=split_specs(opponents), hall_of_fame=hall_of_fame,
         hall_policy=hall_policy, pool_weights=tuple(pool_weights), deals=deals, matches=matches,
-        opponent_weights=_parse_floats(opponent_weights, "--opponent-weights"),
+        opponent_weights=_parse_floats(opponent_weights, "--opponent-weights"), targets=_parse_targets(targets),
         population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
         repeat=repeat, lag=lag, refit_every=refit_every, batch=batch, seed=seed, hidden=hidden,
         prt_capacity=prt_capacity,

@@ -92,12 +92,13 @@ FITNESS_MODES = ("selector", "ane")
 POOLS = ("population", "hall", "opponents")
 HALL_POLICIES = ("last", "best")
 #: generation 0: ``random`` (every weight uniform on the init range, core paper §7) or a hand-made genome
-#: (``handbuilt``, ``patient``, ``reader``, ``reader-folds``, ``reader-steady``) plus the uniform noise (``players.genomes.HANDMADE``)
+#: (``handbuilt``, ``patient``, ``reader``, ``reader-folds``, ``reader-steady``) plus the uniform noise
+#: (``players.genomes.HANDMADE``)
 INITS = ("random", *HANDMADE)
 #: options added after run files existed, left out of a config's dict at these defaults
 LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "read_reraises": False,
                   "lookahead": False, "init": "random", "freeze_init": False, "common_decks": False,
-                  "opponent_weights": None, "matches": 1, "batch": 1}
+                  "opponent_weights": None, "matches": 1, "batch": 1, "targets": None}
 #: named option sets (``--preset``); options given explicitly override them. ``ashe1``: ASHE 1.0 exactly.
 #: ``generalist``: ASHE 1.0's fitness at its hands per generation (9 opponents x 222 deals), from the hand-built
 #: player, against the four bots, the hand-built player and a hall of fame of the last 4 champions weighted
@@ -208,6 +209,9 @@ class EvolveConfig:
     many matches of ``deals / matches`` deals, each from fresh memories (1: ASHE 1.0's single match), so
     that selection sees more of how a player's memory of an opponent can develop
     (``docs/results/evolution.md`` §1: whole matches lost to a bad start).
+    ``targets`` (``--fitness ane``): per training opponent, the mBB/hand up to which ANE credits earnings
+    against it (None: no target; ``fitness.ane``), so that evolution does not trade an opponent below its
+    target for a surplus against another.
     """
 
     population: int = 50
@@ -249,6 +253,7 @@ class EvolveConfig:
     common_decks: bool = False
     opponent_weights: tuple | None = None
     matches: int = 1
+    targets: tuple | None = None
 
     def __post_init__(self):
         K = _check_int(self.population, "population (players per generation)", 3)
@@ -410,6 +415,16 @@ class EvolveConfig:
                 raise ValueError("opponent_weights applies to --fitness selector; fitness ane normalises each "
                                  "opponent by the generation's best result instead")
             object.__setattr__(self, "opponent_weights", tuple(float(x) for x in ow))
+        if self.targets is not None:
+            t = self.targets
+            if isinstance(t, str) or len(t) != len(self.opponents) or not all(
+                    x is None or (isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
+                                  and np.isfinite(x)) for x in t):
+                raise ValueError(f"targets must be {len(self.opponents)} values, one per training opponent, each "
+                                 f"a finite number (mBB/hand) or None (no target), got {t!r}")
+            if self.fitness != "ane":
+                raise ValueError("targets applies to --fitness ane (they cap each opponent's earnings in ANE)")
+            object.__setattr__(self, "targets", tuple(None if x is None else float(x) for x in t))
         _check_int(self.matches, "matches (independent matches per candidate and fixed opponent)", 1)
         object.__setattr__(self, "matches", int(self.matches))
         if self.matches > 1 and self.fitness != "ane":
@@ -494,6 +509,7 @@ class EvolveConfig:
         d["reset"] = bool(self.reset)
         d["common_decks"] = bool(self.common_decks)
         d["opponent_weights"] = None if self.opponent_weights is None else list(self.opponent_weights)
+        d["targets"] = None if self.targets is None else list(self.targets)
         for key, default in LATER_DEFAULTS.items():  # left out at their defaults: older run files compare equal
             if d[key] == default:
                 del d[key]
@@ -511,6 +527,8 @@ class EvolveConfig:
         d["pool_weights"] = tuple(d.get("pool_weights", (1.0, 1.0, 1.0)))
         if d.get("opponent_weights") is not None:
             d["opponent_weights"] = tuple(d["opponent_weights"])
+        if d.get("targets") is not None:
+            d["targets"] = tuple(d["targets"])
         if d.get("fitness") == "ane":
             d["budget"] = None   # derived from the deals
         return cls(**d)
@@ -787,7 +805,7 @@ def evaluate(cfg: EvolveConfig, genomes: np.ndarray, generation: int, opponents:
     """Fitness ``ane``: every candidate plays every training opponent and hall-of-fame member ``cfg.deals``
     duplicate deals on the generation's common decks; the survivors are the ``keep`` of highest fitness
     (pool-weighted ANE, ``fitness.ane``), best first. Same keys as ``select``."""
-    from .fitness import ane, earnings_matrix, mbb_per_hand
+    from .fitness import ane, chips_of, earnings_matrix, mbb_per_hand
 
     t0 = time.perf_counter()
     candidates = [ashe_player(g, cfg.settings, name=f"g{generation}:{i}") for i, g in enumerate(genomes)]
@@ -797,7 +815,8 @@ def evaluate(cfg: EvolveConfig, genomes: np.ndarray, generation: int, opponents:
     E = np.full((len(genomes), cfg.n_fixed), np.nan)
     E[:, :e.shape[1]] = e
     pools = np.array([POOLS.index("opponents")] * len(opponents) + [POOLS.index("hall")] * cfg.hall_of_fame)
-    fitness = ane(E, pools, cfg.pool_weights)
+    caps = None if cfg.targets is None else [*cfg.targets, *[None] * cfg.hall_of_fame]
+    fitness = ane(E, pools, cfg.pool_weights, caps=chips_of(caps, cfg.deals))
     top = np.argsort(-fitness, kind="stable")[:cfg.keep]
     empty = np.zeros(0)
     deals = int(e.size * cfg.deals)         # every candidate against every present fixed opponent

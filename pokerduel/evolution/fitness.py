@@ -38,12 +38,18 @@ def normalized_earnings(earnings: np.ndarray) -> np.ndarray:
     return e / np.maximum(float(BIG_BLIND), top)
 
 
-def ane(earnings: np.ndarray, pools: np.ndarray | None = None, weights=None) -> np.ndarray:
+def ane(earnings: np.ndarray, pools: np.ndarray | None = None, weights=None, caps=None) -> np.ndarray:
     """The fitness of every individual: the ``weights``-weighted mean over pools of the mean normalized
     earnings against each pool's opponents (one pool, the default: ASHE 1.0's ANE).
 
     ``pools[j]`` is the pool of opponent column ``j`` (0, 1, ...); a column of NaN is an absent opponent
-    (an empty hall-of-fame slot) and a pool without opponents drops out, its weight with it."""
+    (an empty hall-of-fame slot) and a pool without opponents drops out, its weight with it. ``caps[j]``
+    (same units as the earnings; None or inf: none) credits earnings against opponent ``j`` only up to it,
+    before the normalisation: a player above an opponent's target gains nothing there, so that fitness
+    does not trade a shortfall against one opponent for a surplus against another."""
+    if caps is not None:
+        c = np.array([np.inf if x is None else x for x in caps], np.float64)
+        earnings = np.minimum(np.asarray(earnings, np.float64), c)  # NaN (absent) stays NaN
     z = normalized_earnings(earnings)
     m = z.shape[1]
     pools = np.zeros(m, np.int64) if pools is None else np.asarray(pools, np.int64)
@@ -125,6 +131,13 @@ def earnings_matrix(candidates: list, opponents: list, deals: int, seed: int, ba
             actions[i] += acts
         seconds += res["seconds"]
     return e, seconds, actions
+
+
+def chips_of(targets, deals: int):
+    """Targets in mBB/hand (None: none) as cumulative chips over ``deals`` duplicate deals (None stays None)."""
+    if targets is None:
+        return None
+    return [None if t is None else t / 1000 * BIG_BLIND * 2 * deals for t in targets]
 
 
 def mbb_per_hand(earnings: np.ndarray, deals: int) -> np.ndarray:
