@@ -306,6 +306,25 @@ def test_cli_generalist_preset_and_its_overrides(tmp_path):
     assert cfg.settings.explore == 0.05
 
 
+def test_cli_refine_preset(tmp_path):
+    """The refine preset is the generalist's opponents, hall and hands from the reader-steady player with its reading
+    settings and lookahead, small generation-0 noise and TSER's late mutation constants throughout; explicit
+    mutation options override it."""
+    assert {k: v for k, v in PRESETS["refine"].items() if k in PRESETS["generalist"] and "init" not in k} == {
+        k: v for k, v in PRESETS["generalist"].items() if "init" not in k}
+    r = CliRunner().invoke(main, ["evolve", "--preset", "refine", "--population", "5", "--keep", "2",
+                                  "--generations", "2", "--hall-of-fame", "1", "--deals", "2", "--sigma-start", "0.3",
+                                  "--panel-deals", "2", "--panel-bots", "random", "--prt-capacity", "64",
+                                  "--backend", "serial", "--out", str(tmp_path / "r.h5")])
+    assert r.exit_code == 0, r.output
+    run = load_run(tmp_path / "r.h5")
+    cfg = run.config
+    assert cfg.init == "reader-steady" and (cfg.init_low, cfg.init_high) == (-0.03, 0.03)
+    assert cfg.settings.read_raises and cfg.settings.read_reraises and cfg.settings.lookahead
+    assert (cfg.tser.rate_start, cfg.tser.rate_end, cfg.tser.sigma_start, cfg.tser.sigma_end) == (0.05, 0.05, 0.3, 0.1)
+    assert np.abs(run.population0 - steady_reader_genome(cfg.settings)).max() <= 0.03
+
+
 def test_a_short_ashe1_run_beats_the_calling_machine(tmp_path):
     """A few generations of ANE against the four bots find a player that beats the Calling Machine on fresh
     decks: the lower end of its 95% interval is above zero (fixed seeds)."""

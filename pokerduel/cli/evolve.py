@@ -73,13 +73,15 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 
 
 @click.command("evolve")
-@click.option("--preset", type=click.Choice(["ashe1", "generalist"]), default=None,
+@click.option("--preset", type=click.Choice(["ashe1", "generalist", "refine"]), default=None,
               help="A named set of options; options given explicitly override it. ashe1: ASHE 1.0 exactly "
                    "(--fitness ane --opponents the four ASHE 1.0 bots --deals 500 --population 50 --keep 15 "
                    "--generations 250). generalist: ASHE 1.0's fitness and hands from the hand-built player "
                    "(--init handbuilt --init-range -0.1 0.1), against the four bots and handbuilt plus "
-                   "--hall-of-fame 4 --pool-weights 0 0.1 1, --deals 222 (5 of 6 measured champions beat or tie "
-                   "every held-out bot).")
+                   "--hall-of-fame 4 --pool-weights 0 0.1 1, --deals 222. refine: the generalist's opponents and "
+                   "hands from the reader-steady player (--init reader-steady --read-raises --read-reraises "
+                   "--lookahead) with small noise and mutation (--init-range -0.03 0.03 --rate-start 0.05 "
+                   "--sigma-start 0.1).")
 @click.option("--fitness", type=click.Choice(["selector", "ane"]), default="selector", show_default=True,
               help="selector: a top-k selector spends --budget samples on the population; ane: every player "
                    "plays every fixed opponent --deals duplicate deals on common decks, fitness = ASHE 1.0's "

@@ -74,6 +74,7 @@ from ..players.base import HELDOUT_BOTS, TRAINING_BOTS, register_spec_resolver
 from ..players.genomes import (
     HANDBUILT_SPEC,
     HANDMADE,
+    READER_STEADY_SPEC,
     AsheSettings,
     ashe_player,
 )
@@ -102,13 +103,19 @@ LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "r
 #: named option sets (``--preset``); options given explicitly override them. ``ashe1``: ASHE 1.0 exactly.
 #: ``generalist``: ASHE 1.0's fitness at its hands per generation (9 opponents x 222 deals), from the hand-built
 #: player, against the four bots, the hand-built player and a hall of fame of the last 4 champions weighted
-#: 0.1; five of its six measured champions beat or tie every held-out bot (``docs/results/evolution.md`` §2)
+#: 0.1; five of its six measured champions beat or tie every held-out bot (``docs/results/evolution.md`` §2).
+#: ``refine``: the generalist's opponents, hall and hands from the strongest hand-made player (``reader-steady``
+#: with its reading settings and ``lookahead``), with generation 0's noise and TSER's mutation as small as in
+#: ASHE 1.0's last generations throughout: its first generations' mutation undoes a hand-made start (§2,
+#: *Mutation load*)
+_GENERALIST = {"fitness": "ane", "opponents": (*TRAINING_BOTS, HANDBUILT_SPEC), "population": 50, "generations": 250,
+               "keep": 15, "deals": 222, "hall_of_fame": 4, "pool_weights": (0.0, 0.1, 1.0)}
 PRESETS = {
     "ashe1": {"fitness": "ane", "opponents": TRAINING_BOTS, "population": 50, "generations": 250, "keep": 15,
               "deals": 500, "hall_of_fame": 0},
-    "generalist": {"fitness": "ane", "opponents": (*TRAINING_BOTS, HANDBUILT_SPEC), "population": 50,
-                   "generations": 250, "keep": 15, "deals": 222, "hall_of_fame": 4, "pool_weights": (0.0, 0.1, 1.0),
-                   "init": "handbuilt", "init_low": -0.1, "init_high": 0.1},
+    "generalist": {**_GENERALIST, "init": "handbuilt", "init_low": -0.1, "init_high": 0.1},
+    "refine": {**_GENERALIST, "init": READER_STEADY_SPEC, "read_raises": True, "read_reraises": True,
+               "lookahead": True, "init_low": -0.03, "init_high": 0.03, "rate_start": 0.05, "sigma_start": 0.1},
 }
 TIMING_NAMES = ("generation", "selector", "engine", "panel", "reproduction")
 #: the selector when none is given: the hybrid (the core paper's method) on the population alone, POCBAm with
