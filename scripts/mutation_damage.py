@@ -19,7 +19,7 @@ import numpy as np
 from pokerduel.evolution.reproduction import mutate
 from pokerduel.play.matches import play_duplicate
 from pokerduel.players.base import make_player, split_specs
-from pokerduel.players.genomes import HANDMADE, ashe_player, handmade_settings
+from pokerduel.players.genomes import HANDMADE, ashe_player, handmade_settings, random_genome
 
 
 def pairs(text: str) -> tuple[float, float]:
@@ -45,10 +45,10 @@ def main(argv=None) -> int:
     genome = HANDMADE[args.init](settings).astype(np.float32)
     opponents = [make_player(spec) for spec in split_specs(args.opponents)]
     rng = np.random.default_rng(np.random.SeedSequence(args.seed))
-    rows = [("unperturbed", lambda: genome)]
-    rows += [(f"noise ±{a:g}", lambda a=a: genome + rng.uniform(-a, a, genome.shape).astype(np.float32))
+    rows = [("unperturbed", lambda: genome, 1)]  # (name, a perturbed copy, how many copies)
+    rows += [(f"noise ±{a:g}", lambda a=a: genome + random_genome(settings, rng, -a, a), args.mutants)
              for a in args.noise]
-    rows += [(f"mutation rate {r:g}, sigma {s:g}", lambda r=r, s=s: mutate(genome, r, s, rng))
+    rows += [(f"mutation rate {r:g}, sigma {s:g}", lambda r=r, s=s: mutate(genome, r, s, rng), args.mutants)
              for r, s in args.mutation]
 
     def score(player, opponent) -> float:
@@ -57,8 +57,8 @@ def main(argv=None) -> int:
 
     print("| copies of " + args.init + " | " + " | ".join(f"{o.name}: mean (worst, best)" for o in opponents) + " |")
     print("|---|" + "---|" * len(opponents))
-    for name, draw in rows:
-        copies = [ashe_player(draw(), settings) for _ in range(1 if name == "unperturbed" else args.mutants)]
+    for name, draw, n in rows:
+        copies = [ashe_player(draw(), settings) for _ in range(n)]
         cells = []
         for o in opponents:
             x = np.array([score(p, o) for p in copies])

@@ -285,7 +285,7 @@ def test_options_at_their_defaults_stay_out_of_the_config_dict():
     assert cfg.settings.lookahead is True
 
 
-def test_targets_cap_the_training_opponents_and_round_trip():
+def test_targets_round_trip_and_stay_out_of_a_default_config_dict():
     cfg = tiny(opponents=("calling-machine", "hothead-maniac"), fitness="ane", budget=None, deals=4, hall_of_fame=1,
                targets=(20000, None))
     assert cfg.targets == (20000.0, None) and EvolveConfig.from_dict(cfg.to_dict()) == cfg
