@@ -178,6 +178,11 @@ class _NoOracle:
         raise RuntimeError("not an oracle")
 
 
+def _finite(x) -> bool:
+    """A finite real number (not a bool)."""
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool) and bool(np.isfinite(x))
+
+
 def _check_int(value, what, lo, hi=None):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo \
             or (hi is not None and value > hi):
@@ -395,9 +400,7 @@ class EvolveConfig:
             raise ValueError("hall_policy 'best' ranks champions by their results against the training "
                              "opponents: give opponents, or use hall_policy 'last'")
         w = self.pool_weights
-        if isinstance(w, str) or len(w) != len(POOLS) or not all(
-                isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
-                and np.isfinite(x) and x >= 0 for x in w):
+        if isinstance(w, str) or len(w) != len(POOLS) or not all(_finite(x) and x >= 0 for x in w):
             raise ValueError(f"pool_weights must be {len(POOLS)} finite numbers >= 0 ({', '.join(POOLS)}), "
                              f"got {w!r}")
         object.__setattr__(self, "pool_weights", tuple(float(x) for x in w))
@@ -413,9 +416,7 @@ class EvolveConfig:
                                 if self.fitness == "ane" else ""))
         if self.opponent_weights is not None:
             ow = self.opponent_weights
-            if isinstance(ow, str) or len(ow) != len(self.opponents) or not all(
-                    isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
-                    and np.isfinite(x) and x > 0 for x in ow):
+            if isinstance(ow, str) or len(ow) != len(self.opponents) or not all(_finite(x) and x > 0 for x in ow):
                 raise ValueError(f"opponent_weights must be {len(self.opponents)} finite numbers > 0, one per "
                                  f"training opponent, got {ow!r}")
             if self.fitness != "selector":
@@ -424,9 +425,7 @@ class EvolveConfig:
             object.__setattr__(self, "opponent_weights", tuple(float(x) for x in ow))
         if self.targets is not None:
             t = self.targets
-            if isinstance(t, str) or len(t) != len(self.opponents) or not all(
-                    x is None or (isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
-                                  and np.isfinite(x)) for x in t):
+            if isinstance(t, str) or len(t) != len(self.opponents) or not all(x is None or _finite(x) for x in t):
                 raise ValueError(f"targets must be {len(self.opponents)} values, one per training opponent, each "
                                  f"a finite number (mBB/hand) or None (no target), got {t!r}")
             if self.fitness != "ane":
