@@ -33,7 +33,7 @@ def spread(path: str, deals: int, seed: int, backend) -> dict:
     """Results (mBB/hand) of the population and the champion (last row) against each training bot."""
     run = load_run(path)
     genomes = [*run.population, run.records["champion"][-1]]
-    tasks = [(run.config.settings, g, b, deals, seed) for g in genomes for b in TRAINING_BOTS]
+    tasks = [((run.config.settings, g), b, deals, seed) for g in genomes for b in TRAINING_BOTS]
     out = np.empty(len(tasks))
     for i, value in backend.map_unordered(_play, tasks):
         out[i] = value

@@ -40,6 +40,7 @@ from pokerduel.evolution.reproduction import TserParams, crossover, linear, muta
 from pokerduel.infra.parallel import get_backend
 from pokerduel.play.matches import play_duplicate
 from pokerduel.play.oracles import LiveOracle
+from pokerduel.players.base import TRAINING_BOTS
 from pokerduel.players.genomes import (
     ashe_player,
     handbuilt_genome,
@@ -144,7 +145,6 @@ def test_tser_tiers_elites_and_children():
     (dict(common_decks=True, fitness="ane", opponents=("calling-machine",)), "applies to --fitness selector"),
     (dict(opponents=("calling-machine",), budget=200, opponent_weights=(1, 2)), "opponent_weights must be 1"),
     (dict(opponents=("calling-machine",), budget=200, opponent_weights=(0,)), "finite numbers > 0"),
-    (dict(opponents=("calling-machine",), fitness="ane", opponent_weights=(1,)), "applies to --fitness selector"),
     (dict(opponents=("calling-machine",), fitness="ane", budget=None, targets=(1, 2)), "targets must be 1 values"),
     (dict(opponents=("calling-machine",), fitness="ane", budget=None, targets=(float("inf"),)), "finite number"),
     (dict(opponents=("calling-machine",), fitness="ane", budget=None, targets="9"), "targets must be"),
@@ -542,6 +542,20 @@ def _script(name, monkeypatch):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def test_population_spread_plays_every_player_and_the_champion_against_each_bot(tmp_path, monkeypatch):
+    cfg = tiny(opponents=("calling-machine",), fitness="ane", deals=4, generations=2, population=4, keep=2)
+    path = str(tmp_path / "p.h5")
+    run_evolution(cfg, path)
+    with get_backend("serial") as backend:
+        r = _script("population_spread", monkeypatch).spread(path, deals=4, seed=7, backend=backend)
+    run = load_run(path)
+    res = np.array([[play_duplicate(ashe_player(g, run.config.settings), resolve_opponent(bot), 4,
+                                   seed=7).mbb_per_hand()[0]
+                     for bot in TRAINING_BOTS] for g in [*run.population, run.records["champion"][-1]]])
+    assert r["players"] == 4 and np.allclose(r["champion"], res[-1])
+    assert np.allclose(r["median"], np.median(res[:-1], axis=0)) and np.allclose(r["best"], res[:-1].max(axis=0))
 
 
 def test_validate_champions_rescores_the_last_champions_against_the_runs_opponents(tmp_path, monkeypatch):

@@ -99,6 +99,30 @@ def test_ane_with_targets_by_hand():
     assert chips_of([500.0, None], 10) == [1000.0, None] and chips_of(None, 10) is None
 
 
+def test_ane_with_column_weights_by_hand():
+    e = np.array([[200.0, -50.0, 40.0], [100.0, 300.0, 10.0], [-100.0, 50.0, -20.0]])
+    z = normalized_earnings(e)
+    # one pool: a weighted mean of the normalized earnings, weights 1, 3, 4
+    assert np.allclose(ane(e, column_weights=[1, 3, 4]), (z[:, 0] + 3 * z[:, 1] + 4 * z[:, 2]) / 8)
+    # two pools: the weights act within each pool (pool 1's single column is unaffected by its own weight)
+    f = ane(e, np.array([0, 0, 1]), [1.0, 3.0], column_weights=[1, 3, 9])
+    assert np.allclose(f, ((z[:, 0] + 3 * z[:, 1]) / 4 + 3 * z[:, 2]) / 4)
+    # weights proportional to the columns' scales make a chip count the same against each opponent
+    assert np.allclose(ane(e, column_weights=[200, 300, 100]), e.sum(axis=1) / 600)
+    assert np.allclose(ane(e, column_weights=[2, 2, 2]), ane(e))
+    with pytest.raises(ValueError, match="positive weight per opponent column"):
+        ane(e, column_weights=[1, 0, 1])
+
+
+def test_an_ane_run_with_opponent_weights_scores_the_weighted_mean(tmp_path):
+    cfg = EvolveConfig(**{**TINY_ANE, "generations": 1, "opponent_weights": (3.0, 1.0)})
+    run = run_evolution(cfg, tmp_path / "w.h5").run
+    e = run.records["fixed_mbb"][0] * 2 * cfg.deals * BIG_BLIND / 1000
+    z = normalized_earnings(e)
+    assert np.allclose(run.records["scores"][0], (3 * z[:, 0] + z[:, 1]) / 4)
+    assert not np.allclose(run.records["scores"][0], ane(e))
+
+
 def test_an_ane_run_with_targets_scores_the_capped_earnings(tmp_path):
     cfg = EvolveConfig(**{**TINY_ANE, "generations": 2, "targets": (0.0, None)})
     run = run_evolution(cfg, tmp_path / "t.h5").run

@@ -96,8 +96,8 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 @click.option("--hall-policy", type=click.Choice(["last", "best"]), default="last", show_default=True,
               help="last: the latest champions; best: those with the best results against the training opponents.")
 @click.option("--opponent-weights", default=None, metavar="W1,W2,...",
-              help="With --fitness selector: relative weights of the training opponents within their pool, one per "
-                   "opponent (normalised to sum to 1)  [default: equal].")
+              help="Relative weights of the training opponents within their pool, one per opponent (normalised to "
+                   "sum to 1); with --fitness ane they weigh each opponent's normalized earnings  [default: equal].")
 @click.option("--targets", default=None, metavar="T1,T2,...",
               help="With --fitness ane: per training opponent (in --opponents order), the mBB/hand up to which "
                    "ANE credits earnings against it ('-': no target), so that evolution does not trade one "

@@ -214,9 +214,11 @@ class EvolveConfig:
     non-zero weights stay as designed (``frozen_genes``), so evolution changes only the others.
     ``common_decks`` (``--fitness selector`` with fixed opponents): every candidate meets each fixed
     opponent on the same decks, as ANE's matches always do (``LiveOracle(common_decks_from=K)``).
-    ``opponent_weights`` (``--fitness selector``): the training opponents' relative weights within their
-    pool (normalised to sum to 1; None: equal), e.g. the reciprocals of the margins each bot allows, so
-    that a bot that loses 40 BB a hand does not outweigh one that loses 1.
+    ``opponent_weights``: the training opponents' relative weights within their pool (normalised to sum
+    to 1; None: equal). With ``--fitness selector`` the pool's score is in chips, and e.g. the reciprocals
+    of the margins each bot allows keep a bot that loses 40 BB a hand from outweighing one that loses 1;
+    with ``--fitness ane`` each opponent is already in units of the generation's best result, and weights
+    proportional to the margins make a chip count the same against each (``fitness.ane``).
     ``matches`` (``--fitness ane``): each candidate's ``deals`` against a fixed opponent are played as that
     many matches of ``deals / matches`` deals, each from fresh memories (1: ASHE 1.0's single match), so
     that selection sees more of how a player's memory of an opponent can develop
@@ -419,9 +421,6 @@ class EvolveConfig:
             if isinstance(ow, str) or len(ow) != len(self.opponents) or not all(_finite(x) and x > 0 for x in ow):
                 raise ValueError(f"opponent_weights must be {len(self.opponents)} finite numbers > 0, one per "
                                  f"training opponent, got {ow!r}")
-            if self.fitness != "selector":
-                raise ValueError("opponent_weights applies to --fitness selector; fitness ane normalises each "
-                                 "opponent by the generation's best result instead")
             object.__setattr__(self, "opponent_weights", tuple(float(x) for x in ow))
         if self.targets is not None:
             t = self.targets
@@ -822,7 +821,8 @@ def evaluate(cfg: EvolveConfig, genomes: np.ndarray, generation: int, opponents:
     E[:, :e.shape[1]] = e
     pools = np.array([POOLS.index("opponents")] * len(opponents) + [POOLS.index("hall")] * cfg.hall_of_fame)
     caps = None if cfg.targets is None else [*cfg.targets, *[None] * cfg.hall_of_fame]
-    fitness = ane(E, pools, cfg.pool_weights, caps=chips_of(caps, cfg.deals))
+    columns = None if cfg.opponent_weights is None else [*cfg.opponent_weights, *[1.0] * cfg.hall_of_fame]
+    fitness = ane(E, pools, cfg.pool_weights, caps=chips_of(caps, cfg.deals), column_weights=columns)
     top = np.argsort(-fitness, kind="stable")[:cfg.keep]
     empty = np.zeros(0)
     deals = int(e.size * cfg.deals)         # every candidate against every present fixed opponent

@@ -38,7 +38,8 @@ def normalized_earnings(earnings: np.ndarray) -> np.ndarray:
     return e / np.maximum(float(BIG_BLIND), top)
 
 
-def ane(earnings: np.ndarray, pools: np.ndarray | None = None, weights=None, caps=None) -> np.ndarray:
+def ane(earnings: np.ndarray, pools: np.ndarray | None = None, weights=None, caps=None,
+        column_weights=None) -> np.ndarray:
     """The fitness of every individual: the ``weights``-weighted mean over pools of the mean normalized
     earnings against each pool's opponents (one pool, the default: ASHE 1.0's ANE).
 
@@ -46,7 +47,8 @@ def ane(earnings: np.ndarray, pools: np.ndarray | None = None, weights=None, cap
     (an empty hall-of-fame slot) and a pool without opponents drops out, its weight with it. ``caps[j]``
     (same units as the earnings; None or inf: none) credits earnings against opponent ``j`` only up to it,
     before the normalisation: a player above an opponent's target gains nothing there, so that fitness
-    does not trade a shortfall against one opponent for a surplus against another."""
+    does not trade a shortfall against one opponent for a surplus against another. ``column_weights[j]``
+    (> 0; None: all 1) weighs opponent ``j`` within its pool's mean."""
     if caps is not None:
         c = np.array([np.inf if x is None else x for x in caps], np.float64)
         earnings = np.minimum(np.asarray(earnings, np.float64), c)  # NaN (absent) stays NaN
@@ -55,14 +57,17 @@ def ane(earnings: np.ndarray, pools: np.ndarray | None = None, weights=None, cap
     pools = np.zeros(m, np.int64) if pools is None else np.asarray(pools, np.int64)
     n_pools = int(pools.max()) + 1 if m else 0
     weights = np.ones(n_pools) if weights is None else np.asarray(weights, np.float64)
+    cw = np.ones(m) if column_weights is None else np.asarray(column_weights, np.float64)
     if pools.shape != (m,) or weights.shape != (n_pools,) or np.any(weights < 0):
         raise ValueError(f"need one pool per opponent ({m}) and a non-negative weight per pool ({n_pools})")
+    if cw.shape != (m,) or not np.all(cw > 0):
+        raise ValueError(f"need a positive weight per opponent column ({m}), got {column_weights!r}")
     total = np.zeros(len(z))
     wsum = 0.0
     for p in range(n_pools):
         cols = (pools == p) & ~np.all(np.isnan(z), axis=0)
         if weights[p] > 0 and cols.any():
-            total += weights[p] * z[:, cols].mean(axis=1)
+            total += weights[p] * (z[:, cols] @ cw[cols]) / cw[cols].sum()
             wsum += weights[p]
     if wsum <= 0:
         raise ValueError("no opponent with a positive pool weight: the fitness is undefined")
