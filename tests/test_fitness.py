@@ -300,7 +300,7 @@ def test_cli_preset_and_usage_errors(tmp_path):
                         (["--preset", "ashe1", "--init", "patient", "--hidden", "1"], "needs hidden >= 2"),
                         (["--preset", "ashe1", "--init", "reader", "--hidden", "2"], "needs hidden >= 3"),
                         (["--preset", "ashe1", "--freeze-init"], "choose an init of"),
-                        (["--preset", "ashe1", "--targets", "1,2"], "targets must be 4 values"),
+                        (["--preset", "ashe1", "--targets", "1,2"], "one value per training opponent (4: scared"),
                         (["--preset", "ashe1", "--targets", "1,x,3,4"], "'-' for none"),
                         (["--opponents", "calling-machine", "--targets", "1"], "targets applies to --fitness ane"),
                         (["--opponents", "calling-machine", "--selector", "uniform", "--batch", "2"],
@@ -347,6 +347,23 @@ def test_cli_refine_preset(tmp_path):
     assert cfg.settings.read_raises and cfg.settings.read_reraises and cfg.settings.lookahead
     assert (cfg.tser.rate_start, cfg.tser.rate_end, cfg.tser.sigma_start, cfg.tser.sigma_end) == (0.05, 0.05, 0.3, 0.1)
     assert np.abs(run.population0 - steady_reader_genome(cfg.settings)).max() <= 0.03
+
+
+def test_cli_table2_preset(tmp_path):
+    """The table2 preset is refine with Table 2's means as targets and the Maniac weighted 2; another opponent
+    list without matching targets is a usage error."""
+    assert {k: v for k, v in PRESETS["table2"].items() if k in PRESETS["refine"]} == PRESETS["refine"]
+    args = ["evolve", "--preset", "table2", "--population", "4", "--keep", "2", "--generations", "2",
+            "--hall-of-fame", "1", "--deals", "2", "--panel-deals", "2", "--panel-bots", "random",
+            "--prt-capacity", "64", "--backend", "serial", "--out", str(tmp_path / "t.h5")]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0, r.output
+    cfg = load_run(tmp_path / "t.h5").config
+    assert cfg.targets == (998.6, 40368.0, 36158.0, 9800.0, None) and cfg.opponents[4] == "handbuilt"
+    assert cfg.opponent_weights == (1.0, 1.0, 2.0, 1.0, 1.0) and cfg.init == "reader-steady"
+    r = CliRunner().invoke(main, [*args[:-1], str(tmp_path / "u.h5"), "--opponents", "calling-machine"])
+    assert r.exit_code == 2 and "one finite number > 0 per training opponent (1: calling-machine)" in r.output
+    assert "Traceback" not in r.output
 
 
 def test_a_short_ashe1_run_beats_the_calling_machine(tmp_path):

@@ -73,7 +73,7 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 
 
 @click.command("evolve")
-@click.option("--preset", type=click.Choice(["ashe1", "generalist", "refine"]), default=None,
+@click.option("--preset", type=click.Choice(["ashe1", "generalist", "refine", "table2"]), default=None,
               help="A named set of options; options given explicitly override it. ashe1: ASHE 1.0 exactly "
                    "(--fitness ane --opponents the four ASHE 1.0 bots --deals 500 --population 50 --keep 15 "
                    "--generations 250). generalist: ASHE 1.0's fitness and hands from the hand-built player "
@@ -81,7 +81,8 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
                    "--hall-of-fame 4 --pool-weights 0 0.1 1, --deals 222. refine: the generalist's opponents and "
                    "hands from the reader-steady player (--init reader-steady --read-raises --read-reraises "
                    "--lookahead) with small noise and mutation (--init-range -0.03 0.03 --rate-start 0.05 "
-                   "--sigma-start 0.1).")
+                   "--sigma-start 0.1). table2: refine with ASHE 1.0's Table 2 means as targets and the Maniac "
+                   "weighted 2 (--targets 998.6,40368,36158,9800,- --opponent-weights 1,1,2,1,1).")
 @click.option("--fitness", type=click.Choice(["selector", "ane"]), default="selector", show_default=True,
               help="selector: a top-k selector spends --budget samples on the population; ane: every player "
                    "plays every fixed opponent --deals duplicate deals on common decks, fitness = ASHE 1.0's "

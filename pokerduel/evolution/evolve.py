@@ -108,6 +108,12 @@ LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "r
 #: with its reading settings and ``lookahead``), with generation 0's noise and TSER's mutation as small as in
 #: ASHE 1.0's last generations throughout: its first generations' mutation undoes a hand-made start (§2,
 #: *Mutation load*)
+#: ``table2``: ``refine`` aimed at ASHE 1.0's Table 2, whose means (``ASHE1_TABLE2``) are its targets for the four
+#: bots (none for the hand-built player), with the Hothead Maniac weighted 2: ANE alone counts a chip against the
+#: Candid Statistician about four times as much as one against the Maniac, and trades the Maniac's narrow
+#: band for the Statistician's surplus (§2, *Weighing the Maniac*)
+#: ASHE 1.0's champions against its four training bots, mean mBB/hand (Li & Miikkulainen 2017, Table 2)
+ASHE1_TABLE2 = dict(zip(TRAINING_BOTS, (998.6, 40368.0, 36158.0, 9800.0)))
 _GENERALIST = {"fitness": "ane", "opponents": (*TRAINING_BOTS, HANDBUILT_SPEC), "population": 50, "generations": 250,
                "keep": 15, "deals": 222, "hall_of_fame": 4, "pool_weights": (0.0, 0.1, 1.0)}
 PRESETS = {
@@ -117,6 +123,8 @@ PRESETS = {
     "refine": {**_GENERALIST, "init": READER_STEADY_SPEC, "read_raises": True, "read_reraises": True,
                "lookahead": True, "init_low": -0.03, "init_high": 0.03, "rate_start": 0.05, "sigma_start": 0.1},
 }
+PRESETS["table2"] = {**PRESETS["refine"], "targets": (*ASHE1_TABLE2.values(), None),
+                     "opponent_weights": (1.0, 1.0, 2.0, 1.0, 1.0)}
 TIMING_NAMES = ("generation", "selector", "engine", "panel", "reproduction")
 #: the selector when none is given: the hybrid (the core paper's method) on the population alone, POCBAm with
 #: fixed opponents (``--fitness selector`` with ``--opponents`` or ``--hall-of-fame``), where the Thurstone
@@ -419,14 +427,15 @@ class EvolveConfig:
         if self.opponent_weights is not None:
             ow = self.opponent_weights
             if isinstance(ow, str) or len(ow) != len(self.opponents) or not all(_finite(x) and x > 0 for x in ow):
-                raise ValueError(f"opponent_weights must be {len(self.opponents)} finite numbers > 0, one per "
-                                 f"training opponent, got {ow!r}")
+                raise ValueError(f"opponent_weights must be one finite number > 0 per training opponent "
+                                 f"({len(self.opponents)}: {', '.join(self.opponents)}), got {ow!r}")
             object.__setattr__(self, "opponent_weights", tuple(float(x) for x in ow))
         if self.targets is not None:
             t = self.targets
             if isinstance(t, str) or len(t) != len(self.opponents) or not all(x is None or _finite(x) for x in t):
-                raise ValueError(f"targets must be {len(self.opponents)} values, one per training opponent, each "
-                                 f"a finite number (mBB/hand) or None (no target), got {t!r}")
+                raise ValueError(f"targets must be one value per training opponent ({len(self.opponents)}: "
+                                 f"{', '.join(self.opponents)}), each a finite number (mBB/hand) or None (no "
+                                 f"target), got {t!r}")
             if self.fitness != "ane":
                 raise ValueError("targets applies to --fitness ane (they cap each opponent's earnings in ANE)")
             object.__setattr__(self, "targets", tuple(None if x is None else float(x) for x in t))
