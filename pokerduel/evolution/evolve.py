@@ -100,6 +100,8 @@ INITS = ("random", *HANDMADE)
 LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "read_reraises": False,
                   "lookahead": False, "init": "random", "freeze_init": False, "common_decks": False,
                   "opponent_weights": None, "matches": 1, "batch": 1, "targets": None}
+#: ASHE 1.0's champions against its four training bots, mean mBB/hand (Li & Miikkulainen 2017, Table 2)
+ASHE1_TABLE2 = dict(zip(TRAINING_BOTS, (998.6, 40368.0, 36158.0, 9800.0)))
 #: named option sets (``--preset``); options given explicitly override them. ``ashe1``: ASHE 1.0 exactly.
 #: ``generalist``: ASHE 1.0's fitness at its hands per generation (9 opponents x 222 deals), from the hand-built
 #: player, against the four bots, the hand-built player and a hall of fame of the last 4 champions weighted
@@ -112,8 +114,6 @@ LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "r
 #: bots (none for the hand-built player), with the Hothead Maniac weighted 2: ANE alone counts a chip against the
 #: Candid Statistician about four times as much as one against the Maniac, and trades the Maniac's narrow
 #: band for the Statistician's surplus (§2, *Weighing the Maniac*)
-#: ASHE 1.0's champions against its four training bots, mean mBB/hand (Li & Miikkulainen 2017, Table 2)
-ASHE1_TABLE2 = dict(zip(TRAINING_BOTS, (998.6, 40368.0, 36158.0, 9800.0)))
 _GENERALIST = {"fitness": "ane", "opponents": (*TRAINING_BOTS, HANDBUILT_SPEC), "population": 50, "generations": 250,
                "keep": 15, "deals": 222, "hall_of_fame": 4, "pool_weights": (0.0, 0.1, 1.0)}
 PRESETS = {

@@ -67,7 +67,8 @@ def ane(earnings: np.ndarray, pools: np.ndarray | None = None, weights=None, cap
     for p in range(n_pools):
         cols = (pools == p) & ~np.all(np.isnan(z), axis=0)
         if weights[p] > 0 and cols.any():
-            total += weights[p] * (z[:, cols] @ cw[cols]) / cw[cols].sum()
+            zp = z[:, cols]
+            total += weights[p] * (zp.mean(axis=1) if column_weights is None else zp @ cw[cols] / cw[cols].sum())
             wsum += weights[p]
     if wsum <= 0:
         raise ValueError("no opponent with a positive pool weight: the fitness is undefined")
