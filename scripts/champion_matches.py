@@ -75,7 +75,7 @@ def summarise(results) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("runs", nargs="+", help="evolution run files (their last champions), RUN.h5:champion:G (generation "
+    ap.add_argument("runs", nargs="+", help="evolution run files (their champions), RUN.h5:champion:G (generation "
                     "G's) or hand-made player specs")
     ap.add_argument("--opponents", default=",".join(TRAINING_BOTS), help="comma-separated opponent specs")
     ap.add_argument("--matches", type=int, default=20)
@@ -108,7 +108,7 @@ def main(argv=None) -> int:
                         settings = replace(settings, explore=args.explore)
                     except ValueError as err:
                         ap.error(str(err))
-                g = int(generation) if generation else run.completed
+                g = int(generation) if generation else run.champion_generation
                 if not 1 <= g <= run.completed:
                     ap.error(f"{file} has champions of generations 1..{run.completed}, not {g}")
                 player = (settings, run.records["champion"][g - 1])

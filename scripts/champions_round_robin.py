@@ -1,10 +1,10 @@
 """Every pair of evolution champions head to head on fresh decks, and each mode's mean against the others.
 
-Each run file's last champion plays every other one ``--deals`` duplicate deals on decks no run trained on
-(the panel's and the fitness decks come from each run's own seed). Runs are grouped by mode (the folder
-name by default, or ``NAME=GLOB``); the report gives the matrix (row's mBB/hand against the column, 95%
-interval) and, per pair of modes, the mean over their champions' matches with a 95% interval over
-those matches.
+Each run file's champion (``EvolutionRun.champion``) plays every other one ``--deals`` duplicate deals on
+decks no run trained on (the panel's and the fitness decks come from each run's own seed). Runs are
+grouped by mode (the folder name by default, or ``NAME=GLOB``); the report gives the matrix (row's
+mBB/hand against the column, 95% interval) and, per pair of modes, the mean over their champions' matches
+with a 95% interval over those matches.
 
     python scripts/champions_round_robin.py ashe1=runs/ashe1/seed*.h5 mixed=runs/mixed/seed*.h5 --report rr.md
 """
@@ -54,7 +54,7 @@ def main(argv=None) -> int:
             run = load_run(path)
             mode = name or Path(path).parent.name
             names.append((mode, Path(path).stem))
-            players.append(ashe_player(run.records["champion"][-1], run.config.settings,
+            players.append(ashe_player(run.champion, run.config.settings,
                                        name=f"{mode}/{Path(path).stem}"))
     n = len(players)
     if n < 2:

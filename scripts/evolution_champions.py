@@ -1,9 +1,9 @@
-"""Evolve several seeds of one configuration and test each seed's last champion on fresh decks.
+"""Evolve several seeds of one configuration and test each seed's champion on fresh decks.
 
-Each seed's run goes to ``RUNS/seed<S>.h5`` (resumed if there, so an interrupted study continues). The last
-champion of every run then plays ``--test-deals`` duplicate deals (fresh decks: a seed no run trained on)
-against the four ASHE 1.0 training bots and the held-out bots (``docs/players.md``), and optionally
-against other champions (``--versus RUN.h5:champion,...``). Reported in mBB/hand with 95% intervals, with
+Each seed's run goes to ``RUNS/seed<S>.h5`` (resumed if there, so an interrupted study continues). The
+champion of every run (``EvolutionRun.champion``) then plays ``--test-deals`` duplicate deals (fresh decks: a
+seed no run trained on) against the four ASHE 1.0 training bots and the held-out bots (``docs/players.md``),
+and optionally against other champions (``--versus RUN.h5:champion,...``). Reported in mBB/hand with 95% intervals, with
 ASHE 1.0's adaptation statistics: the champion's preflop raise rate against each bot and its fold rate
 (share of hands it folds). Results go to ``RUNS/champions.json`` (seeds tested earlier with the same options
 stay in it, so seeds can be run one call at a time); ``--report`` writes a markdown table.
@@ -100,7 +100,7 @@ def run_summary(path: str) -> dict:
 
 def test_champion(path: str, versus: list[str], deals: int) -> dict:
     run = load_run(path)
-    champ = ashe_player(run.records["champion"][-1], run.config.settings, name=f"{Path(path).stem}:champion")
+    champ = ashe_player(run.champion, run.config.settings, name=f"{Path(path).stem}:champion")
     out = {}
     for opp in (*TRAINING_BOTS, *HELDOUT_BOTS, *versus):
         if opp.startswith(str(path)):

@@ -17,7 +17,6 @@ import pytest
 from click.testing import CliRunner
 
 from pokerduel.cli import main
-from pokerduel.engine.rules import BIG_BLIND
 from pokerduel.evolution.evolve import (
     DEFAULT_BATCH,
     DEFAULT_LAG,
@@ -558,17 +557,16 @@ def test_population_spread_plays_every_player_and_the_champion_against_each_bot(
     assert np.allclose(r["median"], np.median(res[:-1], axis=0)) and np.allclose(r["best"], res[:-1].max(axis=0))
 
 
-def test_validate_champions_rescores_the_last_champions_against_the_runs_opponents(tmp_path, monkeypatch):
-    cfg = tiny(opponents=("calling-machine", "candid-statistician"), fitness="ane", deals=4, generations=3)
-    path = str(tmp_path / "v.h5")
-    run_evolution(cfg, path)
-    validate = _script("validate_champions", monkeypatch).validate
-    with get_backend("serial") as backend:
-        r = validate(path, None, window=2, matches=2, deals=6, seed=5, backend=backend)
+def test_validate_champions_chooses_what_a_validate_window_would_have(tmp_path, monkeypatch):
+    """The script, on a run finished without validation, names the champion that the same run with
+    ``validate_window`` stores."""
+    base = dict(opponents=("calling-machine", "candid-statistician"), fitness="ane", deals=4, generations=3)
+    run_evolution(tiny(**base), tmp_path / "v.h5")
+    stored = run_evolution(tiny(**base, validate_window=2, validate_matches=2), tmp_path / "w.h5").run.validation
+    out = tmp_path / "val.json"
+    assert _script("validate_champions", monkeypatch).main(
+        [str(tmp_path / "v.h5"), "--window", "2", "--matches", "2", "--workers", "1", "--json", str(out)]) == 0
+    (r,) = json.loads(out.read_text())["results"]
     assert r["generations"] == [2, 3] and r["opponents"] == ["calling-machine", "candid-statistician"]
-    seeds = [int(s) >> 1 for s in np.random.SeedSequence(5).generate_state(2, np.uint64)]
-    mbb = np.array([[np.mean([play_duplicate(resolve_opponent(f"{path}:champion:{g}"), o, 6, seed=s).mbb_per_hand()[0]
-                              for s in seeds]) for o in r["opponents"]] for g in (2, 3)])
-    assert np.allclose(r["mbb"], mbb)
-    ane = (mbb / np.maximum(BIG_BLIND, mbb.max(axis=0))).mean(axis=1)  # ASHE 1.0's ANE, by hand
-    assert np.allclose(r["fitness"], ane) and r["best_generation"] == (2, 3)[int(np.argmax(ane))]
+    assert r["champion"] == stored["champion"] and np.allclose(r["mbb"], stored["mbb"])
+    assert np.allclose(r["fitness"], stored["fitness"])

@@ -23,6 +23,7 @@ from pokerduel.evolution.evolve import (
     resolve_opponent,
     run_evolution,
     training_opponents,
+    validation_seed,
 )
 from pokerduel.evolution.fitness import ane, chips_of, earnings_matrix, normalized_earnings
 from pokerduel.infra.parallel import SerialBackend, get_backend
@@ -51,6 +52,9 @@ def assert_same_run(a, b):
         if k != "timing":
             assert np.array_equal(v, b.records[k], equal_nan=True), k
     assert np.array_equal(a.population, b.population)
+    assert (a.validation is None) == (b.validation is None)
+    for k in () if a.validation is None else a.validation:
+        assert np.array_equal(a.validation[k], b.validation[k]), k
 
 
 def run_and_resume(cfg, tmp_path, stop_after):
@@ -246,6 +250,8 @@ def test_ane_run_keeps_fixed_opponents_out_of_the_population_and_resumes_exactly
     ({"budget": 5}, "set --deals"),
     ({"fitness": "selector", "selector": "ar"}, "cannot rank candidates against fixed opponents"),
     ({"matches": 4}, "must be a multiple of matches"),
+    ({"validate_window": 2, "opponents": (), "hall_of_fame": 1}, "validate_window re-scores"),
+    ({"validate_matches": 0}, "validate_matches .* must be an integer >= 1"),
     ({"matches": 0}, "matches .* must be an integer >= 1"),
     ({"matches": 2, "fitness": "selector", "selector": "pocbam"}, "matches applies to --fitness ane"),
     ({"init": "patient", "hidden": 1}, "needs hidden >= 2"),
@@ -270,6 +276,41 @@ def test_opponent_specs_of_run_and_population_files(tmp_path):
             resolve_opponent(bad)
     other = EvolveConfig(**{**TINY_ANE, "opponents": (f"{tmp_path}/r.h5:champion", "calling-machine")})
     assert training_opponents(other)[1].name == "calling-machine"
+
+
+def test_validation_makes_the_best_recent_champion_on_fresh_decks_the_runs_champion(tmp_path):
+    """With a validate_window the last generations' champions each play validate_matches matches (fresh
+    memories, consecutive decks of the validation seed) against every training opponent; the best by the run's
+    ANE (targets, opponent weights) becomes the run's champion; a run stopped before validating (its file
+    without the group) does only that on --resume, with the same result."""
+    import h5py
+
+    cfg = EvolveConfig(**{**TINY_ANE, "validate_window": 3, "validate_matches": 2, "targets": (None, 600.0),
+                          "opponent_weights": (1.0, 3.0)})
+    whole = run_and_resume(cfg, tmp_path, stop_after=2)
+    v = whole.validation
+    assert list(v["generations"]) == [2, 3, 4]
+    per, seed = cfg.panel_deals, validation_seed(cfg)
+    assert seed not in (ane_seed(cfg, g) for g in range(cfg.generations))
+    e = np.array([[sum(play_duplicate(ashe_player(whole.records["champion"][g - 1], cfg.settings), o, per, seed,
+                                      first_deal=m * per).hand_payoffs.sum() for m in range(2))
+                   for o in cfg.opponents] for g in (2, 3, 4)])
+    fitness = ane(e, caps=chips_of(cfg.targets, 2 * per), column_weights=(1.0, 3.0))
+    assert np.allclose(v["fitness"], fitness) and np.allclose(v["mbb"], e / (4 * per) / BIG_BLIND * 1000)
+    assert whole.champion_generation == 2 + int(np.argmax(fitness))
+    assert np.array_equal(whole.champion, whole.records["champion"][whole.champion_generation - 1])
+    spec = resolve_opponent(f"{tmp_path}/whole.h5:champion")
+    assert np.array_equal(spec.params[HEADER:], whole.champion.astype(np.float64))
+    with h5py.File(tmp_path / "parts.h5", "a") as f:     # killed after the last generation, before validating
+        del f["validation"]
+    assert load_run(tmp_path / "parts.h5").champion_generation == cfg.generations
+    assert_same_run(whole, run_evolution(cfg, tmp_path / "parts.h5", resume=True).run)
+    # a window wider than the run re-scores every generation's champion; without one there is no validation
+    wide = run_evolution(EvolveConfig(**{**TINY_ANE, "generations": 2, "validate_window": 9}), tmp_path / "w.h5").run
+    assert list(wide.validation["generations"]) == [1, 2]
+    plain = run_evolution(EvolveConfig(**{**TINY_ANE, "generations": 2}), tmp_path / "p.h5").run
+    assert plain.validation is None and plain.champion_generation == 2
+    assert "validate_window" not in plain.config.to_dict()
 
 
 def test_a_run_whose_opponent_file_is_out_of_reach_says_so(tmp_path, monkeypatch):
@@ -303,6 +344,8 @@ def test_cli_preset_and_usage_errors(tmp_path):
                         (["--preset", "ashe1", "--targets", "1,2"], "one value per training opponent (4: scared"),
                         (["--preset", "ashe1", "--targets", "1,x,3,4"], "'-' for none"),
                         (["--opponents", "calling-machine", "--targets", "1"], "targets applies to --fitness ane"),
+                        (["--fitness", "ane", "--hall-of-fame", "1", "--validate-window", "5"],
+                         "validate_window re-scores champions against the training opponents"),
                         (["--opponents", "calling-machine", "--selector", "uniform", "--batch", "2"],
                          "got uniform; allowed: batch = 1")):
         r = CliRunner().invoke(main, ["evolve", *args, "--out", str(tmp_path / "x.h5")])
@@ -350,8 +393,8 @@ def test_cli_refine_preset(tmp_path):
 
 
 def test_cli_table2_preset(tmp_path):
-    """The table2 preset is refine with Table 2's means as targets and the Maniac weighted 2; another opponent
-    list without matching targets is a usage error."""
+    """The table2 preset is refine with Table 2's means as targets, the Maniac weighted 2 and the champion
+    chosen on validation decks; another opponent list without matching targets is a usage error."""
     assert {k: v for k, v in PRESETS["table2"].items() if k in PRESETS["refine"]} == PRESETS["refine"]
     args = ["evolve", "--preset", "table2", "--population", "4", "--keep", "2", "--generations", "2",
             "--hall-of-fame", "1", "--deals", "2", "--panel-deals", "2", "--panel-bots", "random",
@@ -361,6 +404,9 @@ def test_cli_table2_preset(tmp_path):
     cfg = load_run(tmp_path / "t.h5").config
     assert cfg.targets == (998.6, 40368.0, 36158.0, 9800.0, None) and cfg.opponents[4] == "handbuilt"
     assert cfg.opponent_weights == (1.0, 1.0, 2.0, 1.0, 1.0) and cfg.init == "reader-steady"
+    run = load_run(tmp_path / "t.h5")       # the champion chosen among the last 50 generations' (here both)
+    assert cfg.validate_window == 50 and list(run.validation["generations"]) == [1, 2]
+    assert f"the run's champion (generation {run.champion_generation}, the best of the last 50" in r.output
     r = CliRunner().invoke(main, [*args[:-1], str(tmp_path / "u.h5"), "--opponents", "calling-machine"])
     assert r.exit_code == 2 and "one finite number > 0 per training opponent (1: calling-machine)" in r.output
     assert "Traceback" not in r.output

@@ -23,6 +23,11 @@ class _Progress:
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
 
     def __call__(self, info):
+        if "validating" in info:
+            self.stream.write(f"choosing the run's champion: the last {info['validating']} generations' champions, "
+                              f"{info['deals']:,} duplicate deals against each training opponent\n")
+            self.stream.flush()
+            return
         g, G = info["generation"], info["generations"]
         rate = info["samples"] / info["selector_seconds"] if info["selector_seconds"] > 0 else 0.0
         per_gen = info["elapsed"] / info["done_here"]
@@ -103,6 +108,12 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
               help="With --fitness ane: per training opponent (in --opponents order), the mBB/hand up to which "
                    "ANE credits earnings against it ('-': no target), so that evolution does not trade one "
                    "opponent below its target for a surplus against another  [default: none].")
+@click.option("--validate-window", type=click.IntRange(min=0), default=0, show_default=True,
+              help="After the last generation, re-score the champions of this many last generations on fresh decks "
+                   "against the training opponents and make the best the run's champion (0: the last "
+                   "generation's champion).")
+@click.option("--validate-matches", type=click.IntRange(min=1), default=8, show_default=True,
+              help="Matches of --panel-deals deals per re-scored champion and training opponent.")
 @click.option("--pool-weights", nargs=3, type=float, default=(1.0, 1.0, 1.0), show_default=True,
               metavar="POP HALL OPP", help="Weights of the population, hall-of-fame and training-opponent pools "
                                            "in the fitness.")
@@ -187,7 +198,8 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 @click.option("--scheduler", default=None, help="Dask scheduler address tcp://HOST:PORT.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 @click.pass_context
-def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_weights, targets, pool_weights, deals,
+def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_weights, targets, validate_window,
+           validate_matches, pool_weights, deals,
            matches, population, generations, keep, selector, budget, n0, repeat, lag, lag_thread, refit_every, batch,
            selector_options, seed, hidden, prt_capacity, calling_range, explore, read_raises, read_reraises, lookahead,
            reset, common_decks, rate_start, rate_end, sigma_start, sigma_end, init, freeze_init, init_range, hs_samples,
@@ -205,6 +217,7 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
         fitness=fitness, opponents=split_specs(opponents), hall_of_fame=hall_of_fame,
         hall_policy=hall_policy, pool_weights=tuple(pool_weights), deals=deals, matches=matches,
         opponent_weights=_parse_floats(opponent_weights, "--opponent-weights"), targets=_parse_targets(targets),
+        validate_window=validate_window, validate_matches=validate_matches,
         population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
         repeat=repeat, lag=lag, refit_every=refit_every, batch=batch, seed=seed, hidden=hidden,
         prt_capacity=prt_capacity,
@@ -255,6 +268,7 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
             "resumed_from": report.resumed_from, "seconds": report.seconds, "budget": cfg.budget, "n0": cfg.n0,
             "final_panel_score": float(score[-1]) if len(score) else None,
             "best_panel_score": float(score.max()) if len(score) else None,
+            "champion_generation": run.champion_generation if run.completed else None,
             "backend": runner.describe(),
             **({"evaluation_hands_per_second": float(hands_per_s)} if cfg.fitness == "ane"
                else {"selector_overhead": float(overhead)})}
@@ -268,9 +282,12 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
                + f", budget {cfg.budget:,} duplicate deals/generation")
     if len(score):
         names = run.panel_names
-        last = run.records["panel_mean"][-1]
-        ci = run.records["panel_ci"][-1]
-        click.echo(f"last champion on the panel's decks ({cfg.panel_deals:,} duplicate deals per opponent, "
+        c = run.champion_generation
+        last = run.records["panel_mean"][c - 1]
+        ci = run.records["panel_ci"][c - 1]
+        which = "last champion" if run.validation is None else (
+            f"the run's champion (generation {c}, the best of the last {cfg.validate_window} on validation decks)")
+        click.echo(f"{which} on the panel's decks ({cfg.panel_deals:,} duplicate deals per opponent, "
                    "mBB/hand with 95% CI):")
         groups = {"training": run.panel_columns("training"), "held-out": run.panel_columns("heldout")}
         groups["other"] = np.array([c for c in range(len(names)) if not any(c in g for g in groups.values())])

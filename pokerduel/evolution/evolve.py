@@ -25,10 +25,15 @@ Each generation (``run_evolution``):
    while the next generation is selected. With a parallel backend the panel of generation g also
    overlaps the selection of generation g + 1, and g is written when its panel is done.
 
+After the last generation, with ``validate_window`` W > 0, the last W generations' champions are re-scored
+on fresh decks against the training opponents and the best becomes **the run's champion** (``validate``;
+``EvolutionRun.champion``); without, the run's champion is the last generation's.
+
 **Seeds.** Everything derives from ``seed`` through ``SeedSequence`` spawn keys: ``(0,)`` the initial
 population, ``(4,)`` the held-out panel players, ``(5,)`` the panel's decks, and per generation ``g``:
 ``(1, g)`` the oracle's decks and player randomness, ``(2, g)`` the selector's generator, ``(3, g)`` the
-reproduction generator, ``(6, g)`` the decks of the fixed-opponent matches of fitness ane. A generation
+reproduction generator, ``(6, g)`` the decks of the fixed-opponent matches of fitness ane; ``(7,)`` the
+champions' validation decks. A generation
 depends only on the seed, the config and the population it starts from, so a run resumed from its file
 continues exactly as an uninterrupted run, and the panel's and the fitness matches give the same results
 on any backend and worker count.
@@ -49,7 +54,9 @@ absent), ``hall`` (the generation index of each hall-of-fame slot's champion, -1
 ``champion_train`` (the champion's mean mBB/hand against the training opponents, NaN without),
 ``actions`` (each player's shares of folds, checks/calls and raises among its decisions in the
 generation's matches: the population's behavioural spread). With
-fitness ane the sample traces are empty (``fixed_mbb`` holds the whole matrix).
+fitness ane the sample traces are empty (``fixed_mbb`` holds the whole matrix). A finished run with a
+``validate_window`` has a group ``validation``: ``generations`` re-scored, their ``mbb`` against each
+training opponent and ``fitness``, and attribute ``champion`` (the chosen generation).
 """
 
 from __future__ import annotations
@@ -99,7 +106,8 @@ INITS = ("random", *HANDMADE)
 #: options added after run files existed, left out of a config's dict at these defaults
 LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "read_reraises": False,
                   "lookahead": False, "init": "random", "freeze_init": False, "common_decks": False,
-                  "opponent_weights": None, "matches": 1, "batch": 1, "targets": None}
+                  "opponent_weights": None, "matches": 1, "batch": 1, "targets": None, "validate_window": 0,
+                  "validate_matches": 8}
 #: ASHE 1.0's champions against its four training bots, mean mBB/hand (Li & Miikkulainen 2017, Table 2)
 ASHE1_TABLE2 = dict(zip(TRAINING_BOTS, (998.6, 40368.0, 36158.0, 9800.0)))
 #: named option sets (``--preset``); options given explicitly override them. ``ashe1``: ASHE 1.0 exactly.
@@ -113,7 +121,8 @@ ASHE1_TABLE2 = dict(zip(TRAINING_BOTS, (998.6, 40368.0, 36158.0, 9800.0)))
 #: ``table2``: ``refine`` aimed at ASHE 1.0's Table 2, whose means (``ASHE1_TABLE2``) are its targets for the four
 #: bots (none for the hand-built player), with the Hothead Maniac weighted 2: ANE alone counts a chip against the
 #: Candid Statistician about four times as much as one against the Maniac, and trades the Maniac's narrow
-#: band for the Statistician's surplus (§2, *Weighing the Maniac*)
+#: band for the Statistician's surplus (§2, *Weighing the Maniac*); the run's champion is the best of the last
+#: 50 generations' champions on 2,000 validation deals per training opponent (§2, *Choosing the champion*)
 _GENERALIST = {"fitness": "ane", "opponents": (*TRAINING_BOTS, HANDBUILT_SPEC), "population": 50, "generations": 250,
                "keep": 15, "deals": 222, "hall_of_fame": 4, "pool_weights": (0.0, 0.1, 1.0)}
 PRESETS = {
@@ -124,7 +133,7 @@ PRESETS = {
                "lookahead": True, "init_low": -0.03, "init_high": 0.03, "rate_start": 0.05, "sigma_start": 0.1},
 }
 PRESETS["table2"] = {**PRESETS["refine"], "targets": (*ASHE1_TABLE2.values(), None),
-                     "opponent_weights": (1.0, 1.0, 2.0, 1.0, 1.0)}
+                     "opponent_weights": (1.0, 1.0, 2.0, 1.0, 1.0), "validate_window": 50}
 TIMING_NAMES = ("generation", "selector", "engine", "panel", "reproduction")
 #: the selector when none is given: the hybrid (the core paper's method) on the population alone, POCBAm with
 #: fixed opponents (``--fitness selector`` with ``--opponents`` or ``--hall-of-fame``), where the Thurstone
@@ -234,6 +243,10 @@ class EvolveConfig:
     ``targets`` (``--fitness ane``): per training opponent, the mBB/hand up to which ANE credits earnings
     against it (None: no target; ``fitness.ane``), so that evolution does not trade an opponent below its
     target for a surplus against another.
+    ``validate_window`` (0: off): at the end of the run the champions of its last ``validate_window``
+    generations (all, if fewer) each play ``validate_matches`` matches of ``panel_deals`` deals against every training
+    opponent on fresh common decks, and the best of them by the run's ANE over those opponents (its targets
+    and opponent weights) becomes the run's champion (``validate``); otherwise it is the last generation's.
     """
 
     population: int = 50
@@ -276,6 +289,8 @@ class EvolveConfig:
     opponent_weights: tuple | None = None
     matches: int = 1
     targets: tuple | None = None
+    validate_window: int = 0
+    validate_matches: int = 8
 
     def __post_init__(self):
         K = _check_int(self.population, "population (players per generation)", 3)
@@ -443,6 +458,13 @@ class EvolveConfig:
         object.__setattr__(self, "matches", int(self.matches))
         if self.matches > 1 and self.fitness != "ane":
             raise ValueError("matches applies to --fitness ane; a selector's pairs play one continuing match each")
+        W = _check_int(self.validate_window, "validate_window (last generations whose champions are re-scored)", 0)
+        _check_int(self.validate_matches, "validate_matches (validation matches per champion and opponent)", 1)
+        object.__setattr__(self, "validate_window", int(W))
+        object.__setattr__(self, "validate_matches", int(self.validate_matches))
+        if W and not self.opponents:
+            raise ValueError("validate_window re-scores champions against the training opponents: give opponents, "
+                             "or validate_window 0")
         if self.selector is None:
             fixed = self.fitness == "selector" and self.n_fixed
             object.__setattr__(self, "selector", DEFAULT_FIXED_SELECTOR if fixed else DEFAULT_SELECTOR)
@@ -593,8 +615,8 @@ def heldout_players(cfg: EvolveConfig) -> np.ndarray:
 def resolve_opponent(spec: str):
     """The player a fixed-opponent spec names: a bot (``BOTS``), ``handbuilt`` (the hand-built reference
     player), ``FILE.h5:INDEX`` (player INDEX of a population file, or of an evolution run file's current
-    population) or ``RUN.h5:champion[:G]`` (generation G's champion of a run file, 1-based; the last by
-    default). ``ValueError`` if unknown."""
+    population) or ``RUN.h5:champion[:G]`` (generation G's champion of a run file, 1-based; without G the
+    run's champion, ``EvolutionRun.champion``). ``ValueError`` if unknown."""
     from ..players.base import BOTS, bot_from_spec, make_player
 
     if not isinstance(spec, str):
@@ -621,7 +643,7 @@ def resolve_opponent(spec: str):
         gen = rest[len("champion"):]
         if gen and not (gen.startswith(":") and gen[1:].isdigit()):
             raise ValueError(f"opponent {spec!r}: expected RUN.h5:champion or RUN.h5:champion:GENERATION")
-        g = int(gen[1:]) if gen else run.completed
+        g = int(gen[1:]) if gen else run.champion_generation
         if not 1 <= g <= run.completed:
             raise ValueError(f"opponent {spec!r}: {path} has champions of generations 1..{run.completed}")
         return ashe_player(run.records["champion"][g - 1], settings, name=spec)
@@ -673,6 +695,11 @@ def ane_seed(cfg: EvolveConfig, generation: int) -> int:
 def panel_seed(cfg: EvolveConfig) -> int:
     """The ``play_duplicate`` seed of every panel match (the fixed deck set)."""
     return _word(cfg.seed, 5)
+
+
+def validation_seed(cfg: EvolveConfig) -> int:
+    """The ``play_duplicate`` seed of the champions' validation matches (decks no generation trains on)."""
+    return _word(cfg.seed, 7)
 
 
 # ----------------------------------------------------------------------------------------- selection
@@ -850,6 +877,28 @@ def training_score(cfg: EvolveConfig, res: dict, index: int) -> float:
     return float(res["fixed_mbb"][index, :m].mean()) if m else float("nan")
 
 
+def validate(cfg: EvolveConfig, champions: list, backend, seed: int | None = None) -> dict:
+    """The run's champion among the last ``cfg.validate_window`` generations' ``champions``: each plays
+    ``validate_matches`` matches of ``panel_deals`` deals against every training opponent, all on the same
+    fresh decks (``seed``; by default ``validation_seed``), and the best by ANE over those opponents, with
+    the run's targets and opponent weights, wins. A generation's champion is the best of one noisy estimate
+    (a few hundred deals per opponent); this picks among several on many more deals. Returns the
+    ``generations`` (1-based) re-scored, their ``mbb`` (mBB/hand, generations x training opponents),
+    ``fitness`` and the ``champion``'s generation."""
+    from .fitness import ane, chips_of, earnings_matrix, mbb_per_hand
+
+    G = len(champions)
+    gens = np.arange(max(1, G - cfg.validate_window + 1), G + 1, dtype=np.int64)
+    players = [ashe_player(champions[g - 1], cfg.settings, name=f"champion:{g}") for g in gens]
+    deals = cfg.validate_matches * cfg.panel_deals
+    seed = validation_seed(cfg) if seed is None else seed
+    e, _, _ = earnings_matrix(players, training_opponents(cfg), deals, seed, backend, cfg.hs_samples,
+                              matches=cfg.validate_matches)
+    fitness = ane(e, caps=chips_of(cfg.targets, deals), column_weights=cfg.opponent_weights)
+    return {"generations": gens, "mbb": mbb_per_hand(e, deals), "fitness": fitness,
+            "champion": int(gens[int(np.argmax(fitness))])}
+
+
 # ----------------------------------------------------------------------------------------- the panel
 
 
@@ -910,10 +959,21 @@ class EvolutionRun:
     population0: np.ndarray
     heldout: np.ndarray
     records: dict  # name -> array with one row per completed generation
+    validation: dict | None = None  # ``validate``'s result, once a run with a validate_window has finished
 
     @property
     def completed(self) -> int:
         return len(self.records["samples_used"])
+
+    @property
+    def champion_generation(self) -> int:
+        """The generation (1-based) of the run's champion: the validated one, else the last."""
+        return int(self.validation["champion"]) if self.validation is not None else self.completed
+
+    @property
+    def champion(self) -> np.ndarray:
+        """The run's champion's genome (``champion_generation``)."""
+        return self.records["champion"][self.champion_generation - 1]
 
     @property
     def panel_names(self) -> list[str]:
@@ -971,6 +1031,11 @@ def _write(path, run: EvolutionRun, rng_state: str) -> None:
                 f.attrs[k] = v
         for name in ("population", "population0", "heldout"):
             f.create_dataset(name, data=getattr(run, name), fletcher32=True)
+        if run.validation is not None:
+            v = f.create_group("validation")
+            v.attrs["champion"] = run.validation["champion"]
+            for name in ("generations", "mbb", "fitness"):
+                v.create_dataset(name, data=run.validation[name], fletcher32=True)
         g = f.create_group("generations")
         for name in _PER_GEN:
             data = run.records[name]
@@ -1000,8 +1065,13 @@ def load_run(path) -> EvolutionRun:
             records = {name: gens[name][()] if name in gens or name not in _ADDED else
                        np.full((n_done, *empty[name].shape[1:]), np.nan if name != "hall" else -1,
                                empty[name].dtype) for name in _PER_GEN}
+            validation = None
+            if "validation" in f:
+                v = f["validation"]
+                validation = {"champion": int(v.attrs["champion"]),
+                              **{name: v[name][()] for name in ("generations", "mbb", "fitness")}}
             run = EvolutionRun(str(path), cfg, attrs, f["population"][()], f["population0"][()], f["heldout"][()],
-                               records)
+                               records, validation)
     except (KeyError, OSError, TypeError, ValueError) as err:
         raise CorruptFile(f"{path}: damaged or incomplete evolution file ({type(err).__name__}: {err})") from None
     n = run.completed
@@ -1117,7 +1187,9 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
     generation g + 1 is selected, and g is checkpointed when its panel is done. Checkpoints are written in
     a writer thread, in order, while the next generation is selected (a kill loses at most the
     generations not yet written, two or three; the results never depend on it). ``progress(info)`` is
-    called after each generation.
+    called after each generation, and with ``{"validating": W, "deals": D}`` before the champions'
+    validation (``validate``, once the last generation is written; a resumed finished run without it does
+    only that).
     ``stop_after`` stops after that many generations of this call (tests, time-boxed sessions).
     ``lag_thread``: with a lag, deals play in a second thread while the selector decides (default) or
     between its decisions in this thread (``select``); the run file is the same either way."""
@@ -1245,7 +1317,12 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
         writer.shutdown(wait=True)           # an interrupted run still completes its last checkpoint
     done_here = state["done_here"]
     rng_state = state["rng_state"]
-    if done_here == 0 and run.completed == 0:
+    if cfg.validate_window and run.completed == cfg.generations and run.validation is None:
+        if progress is not None:
+            progress({"validating": cfg.validate_window, "deals": cfg.validate_matches * cfg.panel_deals})
+        run.validation = validate(cfg, list(run.records["champion"]), backend)
+        _write(out, run, rng_state)
+    elif done_here == 0 and run.completed == 0:
         _write(out, run, rng_state)
     return RunReport(load_run(out), done_here, start, time.perf_counter() - t_start)
 
