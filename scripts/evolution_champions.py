@@ -80,10 +80,11 @@ def style(champion, opponent, deals: int, seed: int) -> dict:
 
 
 def run_summary(path: str) -> dict:
-    """Progress and collapse of one run: panel scores (training bots, held-out) at the first and last
-    generation; the share of generations whose samples were all exactly 0 (selector) or whose fixed-opponent
-    results were all 0 (ane); the population's behavioural spread: the standard deviation over players of
-    the fold, call and raise shares, averaged over the three and over the last half of the run."""
+    """Progress and collapse of one run: the generation of its champion (``EvolutionRun.champion``), panel
+    scores (training bots, held-out) at the first and last generation; the share of generations whose
+    samples were all exactly 0 (selector) or whose fixed-opponent results were all 0 (ane); the population's
+    behavioural spread: the standard deviation over players of the fold, call and raise shares, averaged
+    over the three and over the last half of the run."""
     run = load_run(path)
     rec = run.records
     if run.config.fitness == "ane":
@@ -93,7 +94,8 @@ def run_summary(path: str) -> dict:
     half = rec["actions"][run.completed // 2:]
     spread = float(np.nanmean(np.nanstd(half, axis=1))) if half.size else float("nan")
     train, held = run.panel_score("training"), run.panel_score("heldout")
-    return {"generations": run.completed, "zero_share": float(zero.mean()), "action_spread": spread,
+    return {"generations": run.completed, "champion_generation": run.champion_generation,
+            "zero_share": float(zero.mean()), "action_spread": spread,
             "training_first": float(train[0]), "training_last": float(train[-1]),
             "heldout_first": float(held[0]), "heldout_last": float(held[-1])}
 
