@@ -33,10 +33,9 @@ on fresh decks against the training opponents and the best becomes **the run's c
 population, ``(4,)`` the held-out panel players, ``(5,)`` the panel's decks, and per generation ``g``:
 ``(1, g)`` the oracle's decks and player randomness, ``(2, g)`` the selector's generator, ``(3, g)`` the
 reproduction generator, ``(6, g)`` the decks of the fixed-opponent matches of fitness ane; ``(7,)`` the
-champions' validation decks. A generation
-depends only on the seed, the config and the population it starts from, so a run resumed from its file
-continues exactly as an uninterrupted run, and the panel's and the fitness matches give the same results
-on any backend and worker count.
+champions' validation decks. A generation depends only on the seed, the config and the population it
+starts from, so a run resumed from its file continues exactly as an uninterrupted run, and the panel's and
+the fitness matches give the same results on any backend and worker count.
 
 **File** (format ``pokerduel.evolution`` 1): root attributes ``config`` (JSON, the run's identity),
 ``seed``, ``completed`` (generations done), ``rng_state`` (JSON: the reproduction generator's state after
@@ -244,9 +243,10 @@ class EvolveConfig:
     against it (None: no target; ``fitness.ane``), so that evolution does not trade an opponent below its
     target for a surplus against another.
     ``validate_window`` (0: off): at the end of the run the champions of its last ``validate_window``
-    generations (all, if fewer) each play ``validate_matches`` matches of ``panel_deals`` deals against every training
-    opponent on fresh common decks, and the best of them by the run's ANE over those opponents (its targets
-    and opponent weights) becomes the run's champion (``validate``); otherwise it is the last generation's.
+    generations (all, if fewer) each play ``validate_matches`` matches of ``panel_deals`` deals against
+    every training opponent on fresh common decks, and the best of them by the run's ANE over those
+    opponents (its targets and opponent weights) becomes the run's champion (``validate``); otherwise it is
+    the last generation's.
     """
 
     population: int = 50
