@@ -481,8 +481,12 @@ def test_plot_evolution(tmp_path):
 
     run_evolution(tiny(generations=2), tmp_path / "r.h5")
     info = plot_evolution(tmp_path / "r.h5", tmp_path / "r.png")
-    assert info["generations"] == 2
+    assert info["generations"] == 2 and info["champion_generation"] == 2
     assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    validated = run_evolution(tiny(generations=3, fitness="ane", opponents=("calling-machine",), deals=4,
+                                   validate_window=3, validate_matches=1), tmp_path / "v.h5").run
+    info = plot_evolution(tmp_path / "v.h5", tmp_path / "v.png")
+    assert info["champion_generation"] == validated.champion_generation
 
 
 def _completed(path):

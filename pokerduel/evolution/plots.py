@@ -87,8 +87,9 @@ def plot_evolution(path, out, dpi: int = 120) -> dict:
     95% bands (faint) and as a moving mean (bold); symmetric-log scale, since results against the
     Maniac or the random bot are tens of thousands while others are tens. Right: the panel score
     (equal-weight mean over opponents; its band assumes independent matches), moving means of the
-    training bots and of the held-out opponents (``EvolutionRun.panel_score``); for the hybrid selector,
-    the share of decisions in ML mode.
+    training bots and of the held-out opponents (``EvolutionRun.panel_score``), and the generation of the
+    run's champion where it was chosen on validation decks; for the hybrid selector, the share of decisions
+    in ML mode.
     """
     import matplotlib
 
@@ -133,6 +134,9 @@ def plot_evolution(path, out, dpi: int = 120) -> dict:
         y = run.panel_score(group)
         if not np.all(np.isnan(y)):
             ax2.plot(gen, _smooth(y, w), lw=1.2, label=f"{label} (moving mean)")
+    if run.validation is not None:
+        ax2.axvline(run.champion_generation, color="tab:red", lw=0.8, ls="--",
+                    label=f"the run's champion (generation {run.champion_generation})")
     ax2.set_yscale("symlog", linthresh=100)
     ax2.axhline(0, color="k", lw=0.6)
     ax2.set_xlabel("generation")
@@ -152,4 +156,4 @@ def plot_evolution(path, out, dpi: int = 120) -> dict:
     finally:
         plt.close(fig)
     return {"generations": n, "first_score": float(score[0]), "last_score": float(score[-1]),
-            "best_score": float(score.max())}
+            "best_score": float(score.max()), "champion_generation": run.champion_generation}
