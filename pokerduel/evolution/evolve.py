@@ -1320,7 +1320,7 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
     if cfg.validate_window and run.completed == cfg.generations and run.validation is None:
         if progress is not None:
             progress({"validating": cfg.validate_window, "deals": cfg.validate_matches * cfg.panel_deals})
-        run.validation = validate(cfg, list(run.records["champion"]), backend)
+        run.validation = validate(cfg, champions, backend)
         _write(out, run, rng_state)
     elif done_here == 0 and run.completed == 0:
         _write(out, run, rng_state)
