@@ -4,7 +4,8 @@ A generation's champion is the best of that generation by its fitness, a noisy e
 deals per opponent). ``evolve.validate`` plays each of the last ``--window`` generations' champions
 ``--matches`` matches of the run's ``panel_deals`` deals against the run's training opponents, all on the
 same fresh decks (the run's validation seed, or ``--seed``), and ranks them by the run's ANE over those
-opponents (its targets and opponent weights). Only training opponents are used: the held-out panel stays
+opponents (its targets and opponent weights), or with ``--rule shortfall`` by the worst shortfall below the
+run's targets. Only training opponents are used: the held-out panel stays
 out of every choice. This script does that for runs finished without ``--validate-window`` and prints the
 chosen generation; the run file is not changed.
 
@@ -28,6 +29,8 @@ def main(argv=None) -> int:
     ap.add_argument("runs", nargs="+", help="evolution run files")
     ap.add_argument("--window", type=int, default=50, help="how many of the last generations' champions")
     ap.add_argument("--matches", type=int, default=8, help="matches of panel_deals deals per champion and opponent")
+    ap.add_argument("--rule", choices=["ane", "shortfall"], default=None,
+                    help="how the champions are ranked (default: the run's validate_rule, else ane)")
     ap.add_argument("--seed", type=int, default=None, help="deck seed (default: the run's validation seed)")
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--json", default=None, help="write every champion's results here")
@@ -41,8 +44,8 @@ def main(argv=None) -> int:
         for path in args.runs:
             run = load_run(path)
             try:
-                cfg = replace(run.config, validate_window=args.window,
-                              validate_matches=args.matches)
+                cfg = replace(run.config, validate_window=args.window, validate_matches=args.matches,
+                              **({} if args.rule is None else {"validate_rule": args.rule}))
             except ValueError as err:
                 ap.error(f"{path}: {err}")
             v = validate(cfg, list(run.records["champion"]), backend, args.seed)
@@ -53,8 +56,8 @@ def main(argv=None) -> int:
                             **{k: v[k].tolist() for k in ("generations", "mbb", "fitness")}})
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"seed": args.seed, "window": args.window, "matches": args.matches, "results": results}, f,
-                      indent=1)
+            json.dump({"seed": args.seed, "window": args.window, "matches": args.matches, "rule": args.rule,
+                       "results": results}, f, indent=1)
     return 0
 
 

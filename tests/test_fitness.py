@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from pokerduel.evolution.evolve import (
     PRESETS,
     EvolveConfig,
     ane_seed,
+    choose_validated,
     evaluate,
     hall_members,
     initial_population,
@@ -23,6 +25,7 @@ from pokerduel.evolution.evolve import (
     resolve_opponent,
     run_evolution,
     training_opponents,
+    validate,
     validation_seed,
 )
 from pokerduel.evolution.fitness import ane, chips_of, earnings_matrix, normalized_earnings
@@ -252,6 +255,10 @@ def test_ane_run_keeps_fixed_opponents_out_of_the_population_and_resumes_exactly
     ({"matches": 4}, "must be a multiple of matches"),
     ({"validate_window": 2, "opponents": (), "hall_of_fame": 1}, "validate_window re-scores"),
     ({"validate_matches": 0}, "validate_matches .* must be an integer >= 1"),
+    ({"validate_window": 2, "validate_rule": "best"}, "validate_rule must be one of ane, shortfall"),
+    ({"validate_window": 2, "validate_rule": "shortfall"}, "give targets > 0"),
+    ({"validate_window": 2, "validate_rule": "shortfall", "targets": (None, -5.0)}, "give targets > 0"),
+    ({"validate_rule": "shortfall", "targets": (None, 600.0)}, "give validate_window > 0"),
     ({"matches": 0}, "matches .* must be an integer >= 1"),
     ({"matches": 2, "fitness": "selector", "selector": "pocbam"}, "matches applies to --fitness ane"),
     ({"init": "patient", "hidden": 1}, "needs hidden >= 2"),
@@ -310,7 +317,30 @@ def test_validation_makes_the_best_recent_champion_on_fresh_decks_the_runs_champ
     assert list(wide.validation["generations"]) == [1, 2]
     plain = run_evolution(EvolveConfig(**{**TINY_ANE, "generations": 2}), tmp_path / "p.h5").run
     assert plain.validation is None and plain.champion_generation == 2
-    assert "validate_window" not in plain.config.to_dict()
+    assert "validate_window" not in plain.config.to_dict() and "validate_rule" not in plain.config.to_dict()
+    # ranked by the worst shortfall below the targets instead: the same matches, the choice by hand
+    short = validate(replace(cfg, validate_rule="shortfall"), list(whole.records["champion"]), SerialBackend())
+    assert np.array_equal(short["mbb"], v["mbb"]) and np.array_equal(short["fitness"], v["fitness"])
+    worst = np.maximum(0.0, 1.0 - v["mbb"][:, 1] / 600.0)
+    best = [i for i in range(3) if worst[i] == worst.min()]
+    assert short["champion"] == 2 + max(best, key=lambda i: (fitness[i], -i))
+
+
+def test_choose_validated_by_hand():
+    """ANE takes the highest fitness; shortfall the smallest worst shortfall below the targets (in units of
+    each target, opponents without one ignored), ties to the higher fitness, then the earlier row."""
+    targets = (1000.0, None, 40000.0)
+    mbb = np.array([[1100.0, 90000.0, 30000.0],    # 25 % short of the third target, the best ANE
+                    [900.0, 10.0, 39000.0],        # worst 10 % (first target)
+                    [990.0, 5.0, 36000.0],         # worst 10 % (third target), the higher fitness of the two
+                    [1000.0, -50.0, 45000.0]])     # every target met
+    fitness = np.array([0.9, 0.6, 0.7, 0.5])
+    assert choose_validated(mbb, fitness, targets) == 0
+    assert choose_validated(mbb, fitness, targets, "shortfall") == 3
+    assert choose_validated(mbb[:3], fitness[:3], targets, "shortfall") == 2
+    assert choose_validated(mbb[1:3], np.array([0.7, 0.7]), targets, "shortfall") == 0   # a tie: the earlier
+    with pytest.raises(ValueError, match="rule must be one of"):
+        choose_validated(mbb, fitness, targets, "median")
 
 
 def test_a_run_whose_opponent_file_is_out_of_reach_says_so(tmp_path, monkeypatch):
@@ -343,6 +373,8 @@ def test_cli_preset_and_usage_errors(tmp_path):
                         (["--preset", "ashe1", "--freeze-init"], "choose an init of"),
                         (["--preset", "ashe1", "--targets", "1,2"], "one value per training opponent (4: scared"),
                         (["--preset", "ashe1", "--targets", "1,x,3,4"], "'-' for none"),
+                        (["--preset", "ashe1", "--validate-window", "5", "--validate-rule", "shortfall"],
+                         "give targets > 0"),
                         (["--opponents", "calling-machine", "--targets", "1"], "targets applies to --fitness ane"),
                         (["--fitness", "ane", "--hall-of-fame", "1", "--validate-window", "5"],
                          "validate_window re-scores champions against the training opponents"),

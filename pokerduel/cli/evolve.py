@@ -114,6 +114,10 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
                    "generation's champion).")
 @click.option("--validate-matches", type=click.IntRange(min=1), default=8, show_default=True,
               help="Matches of --panel-deals deals per re-scored champion and training opponent.")
+@click.option("--validate-rule", type=click.Choice(["ane", "shortfall"]), default="ane", show_default=True,
+              help="How the re-scored champions are ranked: the run's fitness (ANE with its targets and opponent "
+                   "weights), or the smallest worst shortfall below --targets, each in units of its target (ties: "
+                   "ANE).")
 @click.option("--pool-weights", nargs=3, type=float, default=(1.0, 1.0, 1.0), show_default=True,
               metavar="POP HALL OPP", help="Weights of the population, hall-of-fame and training-opponent pools "
                                            "in the fitness.")
@@ -199,7 +203,7 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 @click.pass_context
 def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_weights, targets, validate_window,
-           validate_matches, pool_weights, deals,
+           validate_matches, validate_rule, pool_weights, deals,
            matches, population, generations, keep, selector, budget, n0, repeat, lag, lag_thread, refit_every, batch,
            selector_options, seed, hidden, prt_capacity, calling_range, explore, read_raises, read_reraises, lookahead,
            reset, common_decks, rate_start, rate_end, sigma_start, sigma_end, init, freeze_init, init_range, hs_samples,
@@ -217,7 +221,7 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
         fitness=fitness, opponents=split_specs(opponents), hall_of_fame=hall_of_fame,
         hall_policy=hall_policy, pool_weights=tuple(pool_weights), deals=deals, matches=matches,
         opponent_weights=_parse_floats(opponent_weights, "--opponent-weights"), targets=_parse_targets(targets),
-        validate_window=validate_window, validate_matches=validate_matches,
+        validate_window=validate_window, validate_matches=validate_matches, validate_rule=validate_rule,
         population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
         repeat=repeat, lag=lag, refit_every=refit_every, batch=batch, seed=seed, hidden=hidden,
         prt_capacity=prt_capacity,
@@ -286,7 +290,8 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
         last = run.records["panel_mean"][c - 1]
         ci = run.records["panel_ci"][c - 1]
         which = "last champion" if run.validation is None else (
-            f"the run's champion (generation {c}, the best of the last {cfg.validate_window} on validation decks)")
+            f"the run's champion (generation {c}, the best of the last {cfg.validate_window} on validation decks"
+            + (", by its shortfall below the targets)" if cfg.validate_rule == "shortfall" else ")"))
         click.echo(f"{which} on the panel's decks ({cfg.panel_deals:,} duplicate deals per opponent, "
                    "mBB/hand with 95% CI):")
         groups = {"training": run.panel_columns("training"), "held-out": run.panel_columns("heldout")}

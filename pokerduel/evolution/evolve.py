@@ -106,7 +106,11 @@ INITS = ("random", *HANDMADE)
 LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "read_reraises": False,
                   "lookahead": False, "init": "random", "freeze_init": False, "common_decks": False,
                   "opponent_weights": None, "matches": 1, "batch": 1, "targets": None, "validate_window": 0,
-                  "validate_matches": 8}
+                  "validate_matches": 8, "validate_rule": "ane"}
+#: how ``validate`` ranks the re-scored champions: ``ane`` (the run's fitness: ANE with its targets and opponent
+#: weights) or ``shortfall`` (the smallest worst shortfall below the targets, each in units of its target; ties,
+#: such as every target met, go to the higher ANE)
+VALIDATE_RULES = ("ane", "shortfall")
 #: ASHE 1.0's champions against its four training bots, mean mBB/hand (Li & Miikkulainen 2017, Table 2)
 ASHE1_TABLE2 = dict(zip(TRAINING_BOTS, (998.6, 40368.0, 36158.0, 9800.0)))
 #: named option sets (``--preset``); options given explicitly override them. ``ashe1``: ASHE 1.0 exactly.
@@ -246,7 +250,8 @@ class EvolveConfig:
     generations (all, if fewer) each play ``validate_matches`` matches of ``panel_deals`` deals against
     every training opponent on fresh common decks, and the best of them by the run's ANE over those
     opponents (its targets and opponent weights) becomes the run's champion (``validate``); otherwise it is
-    the last generation's.
+    the last generation's. ``validate_rule`` (``VALIDATE_RULES``): ``shortfall`` ranks them instead by their
+    worst shortfall below the targets (``choose_validated``).
     """
 
     population: int = 50
@@ -291,6 +296,7 @@ class EvolveConfig:
     targets: tuple | None = None
     validate_window: int = 0
     validate_matches: int = 8
+    validate_rule: str = "ane"
 
     def __post_init__(self):
         K = _check_int(self.population, "population (players per generation)", 3)
@@ -465,6 +471,17 @@ class EvolveConfig:
         if W and not self.opponents:
             raise ValueError("validate_window re-scores champions against the training opponents: give opponents, "
                              "or validate_window 0")
+        if self.validate_rule not in VALIDATE_RULES:
+            raise ValueError(f"validate_rule must be one of {', '.join(VALIDATE_RULES)}, got {self.validate_rule!r}")
+        if self.validate_rule == "shortfall" and not (
+                self.targets is not None and any(x is not None for x in self.targets)
+                and all(x is None or x > 0 for x in self.targets)):
+            raise ValueError("validate_rule shortfall measures each champion's shortfall in units of its targets: "
+                             f"give targets > 0 (None: no target) for at least one training opponent, got "
+                             f"{self.targets!r}")
+        if self.validate_rule != "ane" and not W:
+            raise ValueError(f"validate_rule {self.validate_rule} ranks the champions that validate_window re-scores: "
+                             "give validate_window > 0")
         if self.selector is None:
             fixed = self.fitness == "selector" and self.n_fixed
             object.__setattr__(self, "selector", DEFAULT_FIXED_SELECTOR if fixed else DEFAULT_SELECTOR)
@@ -877,14 +894,32 @@ def training_score(cfg: EvolveConfig, res: dict, index: int) -> float:
     return float(res["fixed_mbb"][index, :m].mean()) if m else float("nan")
 
 
+def choose_validated(mbb: np.ndarray, fitness: np.ndarray, targets, rule: str = "ane") -> int:
+    """The index of the run's champion among re-scored champions (rows of ``mbb``, mBB/hand against each
+    training opponent; ``fitness`` their ANE). ``ane``: the highest fitness. ``shortfall``: the smallest worst
+    shortfall below ``targets`` (opponents without one ignored), ``max_j max(0, (t_j - mbb_ij) / t_j)``, so
+    that a champion short of one target is not preferred for a surplus elsewhere, which ANE's uncapped
+    opponents still allow; ties (every target met, say) go to the higher fitness, then the earlier row."""
+    fitness = np.asarray(fitness, np.float64)
+    if rule == "ane":
+        return int(np.argmax(fitness))
+    if rule != "shortfall":
+        raise ValueError(f"rule must be one of {', '.join(VALIDATE_RULES)}, got {rule!r}")
+    cols = [j for j, t in enumerate(targets) if t is not None]
+    t = np.array([targets[j] for j in cols], np.float64)
+    worst = np.maximum(0.0, (t - np.asarray(mbb, np.float64)[:, cols]) / t).max(axis=1)
+    return int(np.lexsort((np.arange(len(worst)), -fitness, worst))[0])
+
+
 def validate(cfg: EvolveConfig, champions: list, backend, seed: int | None = None) -> dict:
     """The run's champion among the last ``cfg.validate_window`` generations' ``champions``: each plays
     ``validate_matches`` matches of ``panel_deals`` deals against every training opponent, all on the same
-    fresh decks (``seed``; by default ``validation_seed``), and the best by ANE over those opponents, with
-    the run's targets and opponent weights, wins. A generation's champion is the best of one noisy estimate
-    (a few hundred deals per opponent); this picks among several on many more deals. Returns the
-    ``generations`` (1-based) re-scored, their ``mbb`` (mBB/hand, generations x training opponents),
-    ``fitness`` and the ``champion``'s generation."""
+    fresh decks (``seed``; by default ``validation_seed``), and the best by ``cfg.validate_rule`` wins
+    (``choose_validated``: ANE over those opponents with the run's targets and opponent weights, or the
+    worst shortfall below the targets). A generation's champion is the best of one noisy estimate (a few
+    hundred deals per opponent); this picks among several on many more deals. Returns the ``generations``
+    (1-based) re-scored, their ``mbb`` (mBB/hand, generations x training opponents), ``fitness`` (ANE) and
+    the ``champion``'s generation."""
     from .fitness import ane, chips_of, earnings_matrix, mbb_per_hand
 
     G = len(champions)
@@ -895,8 +930,9 @@ def validate(cfg: EvolveConfig, champions: list, backend, seed: int | None = Non
     e, _, _ = earnings_matrix(players, training_opponents(cfg), deals, seed, backend, cfg.hs_samples,
                               matches=cfg.validate_matches)
     fitness = ane(e, caps=chips_of(cfg.targets, deals), column_weights=cfg.opponent_weights)
-    return {"generations": gens, "mbb": mbb_per_hand(e, deals), "fitness": fitness,
-            "champion": int(gens[int(np.argmax(fitness))])}
+    mbb = mbb_per_hand(e, deals)
+    best = choose_validated(mbb, fitness, cfg.targets, cfg.validate_rule)
+    return {"generations": gens, "mbb": mbb, "fitness": fitness, "champion": int(gens[best])}
 
 
 # ----------------------------------------------------------------------------------------- the panel
