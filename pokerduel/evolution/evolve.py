@@ -483,7 +483,7 @@ class EvolveConfig:
                              f"{self.targets!r}")
         if self.validate_rule != "ane" and not W:
             raise ValueError(f"validate_rule {self.validate_rule} ranks the champions that validate_window re-scores: "
-                             "give validate_window > 0")
+                             "give validate_window > 0, or validate_rule ane without one")
         if self.selector is None:
             fixed = self.fitness == "selector" and self.n_fixed
             object.__setattr__(self, "selector", DEFAULT_FIXED_SELECTOR if fixed else DEFAULT_SELECTOR)
