@@ -20,7 +20,7 @@ import json
 import sys
 from dataclasses import replace
 
-from pokerduel.evolution.evolve import load_run, validate
+from pokerduel.evolution.evolve import VALIDATE_RULES, load_run, validate
 from pokerduel.infra.parallel import get_backend
 
 
@@ -29,8 +29,8 @@ def main(argv=None) -> int:
     ap.add_argument("runs", nargs="+", help="evolution run files")
     ap.add_argument("--window", type=int, default=50, help="how many of the last generations' champions")
     ap.add_argument("--matches", type=int, default=8, help="matches of panel_deals deals per champion and opponent")
-    ap.add_argument("--rule", choices=["ane", "shortfall"], default=None,
-                    help="how the champions are ranked (default: the run's validate_rule, else ane)")
+    ap.add_argument("--rule", choices=VALIDATE_RULES, default=None,
+                    help="how the champions are ranked (default: the run's own validate_rule)")
     ap.add_argument("--seed", type=int, default=None, help="deck seed (default: the run's validation seed)")
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--json", default=None, help="write every champion's results here")
@@ -52,7 +52,8 @@ def main(argv=None) -> int:
             b = list(v["generations"]).index(v["champion"])
             cells = [" / ".join(f"{x:+,.0f}" for x in v["mbb"][i]) for i in (b, -1)]
             print(f"| {path} | {v['champion']} | {cells[0]} | {cells[1]} |", flush=True)
-            results.append({"run": path, "opponents": list(cfg.opponents), "champion": v["champion"],
+            results.append({"run": path, "opponents": list(cfg.opponents), "rule": cfg.validate_rule,
+                            "champion": v["champion"],
                             **{k: v[k].tolist() for k in ("generations", "mbb", "fitness")}})
     if args.json:
         with open(args.json, "w") as f:
