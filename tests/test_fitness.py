@@ -326,6 +326,28 @@ def test_validation_makes_the_best_recent_champion_on_fresh_decks_the_runs_champ
     assert short["champion"] == 2 + max(best, key=lambda i: (fitness[i], -i))
 
 
+def test_validate_ranks_by_the_configured_rule(tmp_path, monkeypatch):
+    """``validate`` hands its re-scored results, the run's targets and its ``validate_rule`` to
+    ``choose_validated`` and makes the row it names the champion (a tiny run's champions all play alike, so
+    the rule cannot be told apart from their results)."""
+    from pokerduel.evolution import evolve
+
+    cfg = EvolveConfig(**{**TINY_ANE, "generations": 3, "validate_window": 3, "targets": (None, 600.0),
+                          "validate_rule": "shortfall"})
+    run = run_evolution(cfg, tmp_path / "r.h5").run
+    calls = []
+
+    def spy(mbb, fitness, targets, rule):
+        calls.append((mbb, fitness, targets, rule))
+        return 1
+
+    monkeypatch.setattr(evolve, "choose_validated", spy)
+    v = validate(cfg, list(run.records["champion"]), SerialBackend())
+    ((mbb, fitness, targets, rule),) = calls
+    assert rule == "shortfall" and targets == (None, 600.0) and v["champion"] == 2
+    assert np.array_equal(mbb, run.validation["mbb"]) and np.array_equal(fitness, run.validation["fitness"])
+
+
 def test_choose_validated_by_hand():
     """ANE takes the highest fitness; shortfall the smallest worst shortfall below the targets (in units of
     each target, opponents without one ignored), ties to the higher fitness, then the earlier row."""
