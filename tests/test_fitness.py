@@ -448,8 +448,8 @@ def test_cli_refine_preset(tmp_path):
 
 def test_cli_table2_preset(tmp_path):
     """The table2 preset is refine with Table 2's means as targets, the Maniac weighted 2 and the champion
-    chosen on validation decks by its shortfall below the targets; another opponent list without matching
-    targets is a usage error."""
+    chosen among every generation's on validation decks by its shortfall below the targets (a smaller
+    --validate-window: among the last ones); another opponent list without matching targets is a usage error."""
     assert {k: v for k, v in PRESETS["table2"].items() if k in PRESETS["refine"]} == PRESETS["refine"]
     args = ["evolve", "--preset", "table2", "--population", "4", "--keep", "2", "--generations", "2",
             "--hall-of-fame", "1", "--deals", "2", "--panel-deals", "2", "--panel-bots", "random",
@@ -459,11 +459,15 @@ def test_cli_table2_preset(tmp_path):
     cfg = load_run(tmp_path / "t.h5").config
     assert cfg.targets == (998.6, 40368.0, 36158.0, 9800.0, None) and cfg.opponents[4] == "handbuilt"
     assert cfg.opponent_weights == (1.0, 1.0, 2.0, 1.0, 1.0) and cfg.init == "reader-steady"
-    run = load_run(tmp_path / "t.h5")       # the champion chosen among the last 50 generations' (here both)
-    assert cfg.validate_window == 50 and cfg.validate_rule == "shortfall"
+    run = load_run(tmp_path / "t.h5")       # the champion chosen among every generation's (the preset's 250)
+    assert cfg.validate_window == 250 and cfg.validate_rule == "shortfall"
     assert list(run.validation["generations"]) == [1, 2]
-    assert (f"the run's champion (generation {run.champion_generation}, the best of the last 50 on validation decks, "
+    assert (f"the run's champion (generation {run.champion_generation}, the best of all 2 on validation decks, "
             "by its shortfall below the targets)") in r.output
+    r = CliRunner().invoke(main, [*args[:-1], str(tmp_path / "w.h5"), "--validate-window", "1"])
+    assert r.exit_code == 0, r.output
+    assert list(load_run(tmp_path / "w.h5").validation["generations"]) == [2]
+    assert "(generation 2, the best of the last 1 on validation decks" in r.output
     r = CliRunner().invoke(main, [*args[:-1], str(tmp_path / "u.h5"), "--opponents", "calling-machine"])
     assert r.exit_code == 2 and "one finite number > 0 per training opponent (1: calling-machine)" in r.output
     assert "Traceback" not in r.output

@@ -88,8 +88,8 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
                    "--lookahead) with small noise and mutation (--init-range -0.03 0.03 --rate-start 0.05 "
                    "--sigma-start 0.1). table2: refine with ASHE 1.0's Table 2 means as targets and the Maniac "
                    "weighted 2 (--targets 998.6,40368,36158,9800,- --opponent-weights 1,1,2,1,1), the run's champion "
-                   "the one of its last 50 generations' least short of the targets on validation decks "
-                   "(--validate-window 50 --validate-rule shortfall).")
+                   "the one of all 250 generations' least short of the targets on validation decks "
+                   "(--validate-window 250 --validate-rule shortfall).")
 @click.option("--fitness", type=click.Choice(["selector", "ane"]), default="selector", show_default=True,
               help="selector: a top-k selector spends --budget samples on the population; ane: every player "
                    "plays every fixed opponent --deals duplicate deals on common decks, fitness = ASHE 1.0's "
@@ -113,7 +113,7 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 @click.option("--validate-window", type=click.IntRange(min=0), default=0, show_default=True,
               help="After the last generation, re-score the champions of this many last generations on fresh decks "
                    "against the training opponents and make the best the run's champion (0: the last "
-                   "generation's champion).")
+                   "generation's champion; at least --generations: every generation's).")
 @click.option("--validate-matches", type=click.IntRange(min=1), default=8, show_default=True,
               help="Matches of --panel-deals deals per re-scored champion and training opponent.")
 @click.option("--validate-rule", type=click.Choice(["ane", "shortfall"]), default="ane", show_default=True,
@@ -291,8 +291,11 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
         c = run.champion_generation
         last = run.records["panel_mean"][c - 1]
         ci = run.records["panel_ci"][c - 1]
+        rescored = 0 if run.validation is None else len(run.validation["generations"])
         which = "last champion" if run.validation is None else (
-            f"the run's champion (generation {c}, the best of the last {cfg.validate_window} on validation decks"
+            f"the run's champion (generation {c}, the best of "
+            + (f"all {rescored}" if rescored == run.completed else f"the last {rescored}")
+            + " on validation decks"
             + (", by its shortfall below the targets)" if cfg.validate_rule == "shortfall" else ")"))
         click.echo(f"{which} on the panel's decks ({cfg.panel_deals:,} duplicate deals per opponent, "
                    "mBB/hand with 95% CI):")
