@@ -291,12 +291,12 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
         c = run.champion_generation
         last = run.records["panel_mean"][c - 1]
         ci = run.records["panel_ci"][c - 1]
-        rescored = 0 if run.validation is None else len(run.validation["generations"])
-        which = "last champion" if run.validation is None else (
-            f"the run's champion (generation {c}, the best of "
-            + (f"all {rescored}" if rescored == run.completed else f"the last {rescored}")
-            + " on validation decks"
-            + (", by its shortfall below the targets)" if cfg.validate_rule == "shortfall" else ")"))
+        which = "last champion"
+        if run.validation is not None:
+            n = len(run.validation["generations"])
+            among = f"all {n}" if n == run.completed else f"the last {n}"
+            by = ", by its shortfall below the targets" if cfg.validate_rule == "shortfall" else ""
+            which = f"the run's champion (generation {c}, the best of {among} on validation decks{by})"
         click.echo(f"{which} on the panel's decks ({cfg.panel_deals:,} duplicate deals per opponent, "
                    "mBB/hand with 95% CI):")
         groups = {"training": run.panel_columns("training"), "held-out": run.panel_columns("heldout")}
