@@ -456,10 +456,11 @@ def test_cli_table2_preset(tmp_path):
             "--prt-capacity", "64", "--backend", "serial", "--out", str(tmp_path / "t.h5")]
     r = CliRunner().invoke(main, args)
     assert r.exit_code == 0, r.output
-    cfg = load_run(tmp_path / "t.h5").config
+    run = load_run(tmp_path / "t.h5")
+    cfg = run.config
     assert cfg.targets == (998.6, 40368.0, 36158.0, 9800.0, None) and cfg.opponents[4] == "handbuilt"
     assert cfg.opponent_weights == (1.0, 1.0, 2.0, 1.0, 1.0) and cfg.init == "reader-steady"
-    run = load_run(tmp_path / "t.h5")       # the champion chosen among every generation's (the preset's 250)
+    # the champion chosen among every generation's (the preset's 250)
     assert cfg.validate_window == 250 and cfg.validate_rule == "shortfall"
     assert list(run.validation["generations"]) == [1, 2]
     assert (f"the run's champion (generation {run.champion_generation}, the best of all 2 on validation decks, "
