@@ -5,8 +5,9 @@ deals per opponent). ``evolve.validate`` plays each of the last ``--window`` gen
 ``--matches`` matches of the run's ``panel_deals`` deals against the run's training opponents, all on the
 same fresh decks (the run's validation seed, or ``--seed``), and ranks them by the run's ANE over those
 opponents (its targets and opponent weights), or with ``--rule shortfall`` by the worst shortfall below the
-run's targets. Only training opponents are used: the held-out panel stays
-out of every choice. This script does that for runs finished without ``--validate-window`` and prints the
+run's targets; with ``--finalists`` the first few are re-scored on ``--final-matches`` matches of 500
+deals on other fresh decks, and those results alone decide. Only training opponents are used: the held-out
+panel stays out of every choice. This script does that for runs finished without ``--validate-window`` and prints the
 chosen generation; the run file is not changed.
 
     python scripts/validate_champions.py runs/table2/seed*.h5 --window 50 --json val.json
@@ -20,7 +21,7 @@ import json
 import sys
 from dataclasses import replace
 
-from pokerduel.evolution.evolve import VALIDATE_RULES, load_run, validate
+from pokerduel.evolution.evolve import VALIDATE_RULES, VALIDATION_RECORDS, load_run, validate
 from pokerduel.infra.parallel import get_backend
 
 
@@ -31,6 +32,10 @@ def main(argv=None) -> int:
     ap.add_argument("--matches", type=int, default=8, help="matches of panel_deals deals per champion and opponent")
     ap.add_argument("--rule", choices=VALIDATE_RULES, default=None,
                     help="how the champions are ranked (default: the run's own validate_rule)")
+    ap.add_argument("--finalists", type=int, default=None,
+                    help="re-score the first this many again (0: none; default: the run's validate_finalists)")
+    ap.add_argument("--final-matches", type=int, default=None,
+                    help="matches of 500 deals per finalist and opponent (default: the run's)")
     ap.add_argument("--seed", type=int, default=None, help="deck seed (default: the run's validation seed)")
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--json", default=None, help="write every champion's results here")
@@ -44,8 +49,10 @@ def main(argv=None) -> int:
         for path in args.runs:
             run = load_run(path)
             try:
+                given = {"validate_rule": args.rule, "validate_finalists": args.finalists,
+                         "validate_final_matches": args.final_matches}
                 cfg = replace(run.config, validate_window=args.window, validate_matches=args.matches,
-                              **({} if args.rule is None else {"validate_rule": args.rule}))
+                              **{k: v for k, v in given.items() if v is not None})
             except ValueError as err:
                 ap.error(f"{path}: {err}")
             v = validate(cfg, list(run.records["champion"]), backend, args.seed)
@@ -54,11 +61,12 @@ def main(argv=None) -> int:
             print(f"| {path} | {v['champion']} | {cells[0]} | {cells[1]} |", flush=True)
             results.append({"run": path, "opponents": list(cfg.opponents), "rule": cfg.validate_rule,
                             "champion": v["champion"],
-                            **{k: v[k].tolist() for k in ("generations", "mbb", "fitness")}})
+                            **{k: v[k].tolist() for k in VALIDATION_RECORDS if k in v}})
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"seed": args.seed, "window": args.window, "matches": args.matches, "rule": args.rule,
-                       "results": results}, f, indent=1)
+                       "finalists": args.finalists, "final_matches": args.final_matches, "results": results},
+                      f, indent=1)
     return 0
 
 

@@ -14,14 +14,17 @@ from click.testing import CliRunner
 from pokerduel.cli import main
 from pokerduel.engine.rules import BIG_BLIND
 from pokerduel.evolution.evolve import (
+    FINAL_MATCH_DEALS,
     PRESETS,
     EvolveConfig,
     ane_seed,
     choose_validated,
     evaluate,
+    final_validation_seed,
     hall_members,
     initial_population,
     load_run,
+    rank_validated,
     resolve_opponent,
     run_evolution,
     training_opponents,
@@ -259,6 +262,10 @@ def test_ane_run_keeps_fixed_opponents_out_of_the_population_and_resumes_exactly
     ({"validate_window": 2, "validate_rule": "shortfall"}, "give targets > 0"),
     ({"validate_window": 2, "validate_rule": "shortfall", "targets": (None, -5.0)}, "give targets > 0"),
     ({"validate_rule": "shortfall", "targets": (None, 600.0)}, "give validate_window > 0"),
+    ({"validate_window": 2, "validate_finalists": 1}, "give 0 \\(off\\) or at least 2 with validate_window > 0"),
+    ({"validate_finalists": 2}, "give 0 \\(off\\) or at least 2 with validate_window > 0"),
+    ({"validate_window": 2, "validate_finalists": 2, "validate_final_matches": 0},
+     "validate_final_matches .* must be an integer >= 1"),
     ({"matches": 0}, "matches .* must be an integer >= 1"),
     ({"matches": 2, "fitness": "selector", "selector": "pocbam"}, "matches applies to --fitness ane"),
     ({"init": "patient", "hidden": 1}, "needs hidden >= 2"),
@@ -326,10 +333,39 @@ def test_validation_makes_the_best_recent_champion_on_fresh_decks_the_runs_champ
     assert short["champion"] == 2 + max(best, key=lambda i: (fitness[i], -i))
 
 
+def test_finalists_are_re_scored_on_their_own_decks_and_those_alone_decide(tmp_path):
+    """With validate_finalists the first of the re-scored champions by the run's rule each play
+    validate_final_matches matches of FINAL_MATCH_DEALS deals (fresh memories, consecutive decks of the
+    finalists' own seed) against every training opponent, and the first of them by the same rule on those
+    results alone is the run's champion; the file keeps both stages, and a resumed run ends the same."""
+    cfg = EvolveConfig(**{**TINY_ANE, "validate_window": 4, "validate_matches": 1, "targets": (None, 600.0),
+                          "validate_rule": "shortfall", "validate_finalists": 2, "validate_final_matches": 2})
+    whole = run_and_resume(cfg, tmp_path, stop_after=3)
+    v, champions = whole.validation, whole.records["champion"]
+    order = rank_validated(v["mbb"], v["fitness"], cfg.targets, "shortfall")
+    assert list(v["finalists"]) == [int(v["generations"][i]) for i in order[:2]]
+    per, seed = FINAL_MATCH_DEALS, final_validation_seed(cfg)
+    assert seed != validation_seed(cfg) and seed not in (ane_seed(cfg, g) for g in range(cfg.generations))
+    e = np.array([[sum(play_duplicate(ashe_player(champions[g - 1], cfg.settings), o, per, seed,
+                                      first_deal=m * per).hand_payoffs.sum() for m in range(2))
+                   for o in cfg.opponents] for g in v["finalists"]])
+    assert np.allclose(v["final_mbb"], e / (4 * per) / BIG_BLIND * 1000)
+    assert np.allclose(v["final_fitness"], ane(e, caps=chips_of(cfg.targets, 2 * per)))
+    best = choose_validated(v["final_mbb"], v["final_fitness"], cfg.targets, "shortfall")
+    assert whole.champion_generation == v["finalists"][best]
+    # the first stage is the one-stage validation's, number for number
+    one = validate(replace(cfg, validate_finalists=0), list(champions), SerialBackend())
+    assert set(one) == {"generations", "mbb", "fitness", "champion"} and one["champion"] == v["finalists"][0]
+    assert all(np.array_equal(one[k], v[k]) for k in ("generations", "mbb", "fitness"))
+    # more finalists than champions: all of them
+    every = validate(replace(cfg, validate_finalists=9, validate_final_matches=1), list(champions), SerialBackend())
+    assert sorted(every["finalists"]) == [1, 2, 3, 4]
+
+
 def test_validate_ranks_by_the_configured_rule(tmp_path, monkeypatch):
     """``validate`` hands its re-scored results, the run's targets and its ``validate_rule`` to
-    ``choose_validated`` and makes the row it names the champion (a tiny run's champions all play alike, so
-    the rule cannot be told apart from their results)."""
+    ``rank_validated`` and makes the first row of its order the champion (a tiny run's champions all play
+    alike, so the rule cannot be told apart from their results)."""
     from pokerduel.evolution import evolve
 
     cfg = EvolveConfig(**{**TINY_ANE, "generations": 3, "validate_window": 3, "targets": (None, 600.0),
@@ -339,9 +375,9 @@ def test_validate_ranks_by_the_configured_rule(tmp_path, monkeypatch):
 
     def spy(mbb, fitness, targets, rule):
         calls.append((mbb, fitness, targets, rule))
-        return 1
+        return np.array([1, 0, 2])
 
-    monkeypatch.setattr(evolve, "choose_validated", spy)
+    monkeypatch.setattr(evolve, "rank_validated", spy)
     v = validate(cfg, list(run.records["champion"]), SerialBackend())
     ((mbb, fitness, targets, rule),) = calls
     assert rule == "shortfall" and targets == (None, 600.0) and v["champion"] == 2
@@ -361,6 +397,9 @@ def test_choose_validated_by_hand():
     assert choose_validated(mbb, fitness, targets, "shortfall") == 3
     assert choose_validated(mbb[:3], fitness[:3], targets, "shortfall") == 2
     assert choose_validated(mbb[1:3], np.array([0.7, 0.7]), targets, "shortfall") == 0   # a tie: the earlier
+    assert list(rank_validated(mbb, fitness, targets)) == [0, 2, 1, 3]
+    assert list(rank_validated(mbb, fitness, targets, "shortfall")) == [3, 2, 1, 0]
+    assert list(rank_validated(mbb, np.array([0.7, 0.7, 0.7, 0.7]), targets)) == [0, 1, 2, 3]
     with pytest.raises(ValueError, match="rule must be one of"):
         choose_validated(mbb, fitness, targets, "median")
 
@@ -469,6 +508,14 @@ def test_cli_table2_preset(tmp_path):
     assert r.exit_code == 0, r.output
     assert list(load_run(tmp_path / "w.h5").validation["generations"]) == [2]
     assert "(generation 2, the best of the last 1 on validation decks" in r.output
+    r = CliRunner().invoke(main, [*args[:-1], str(tmp_path / "f.h5"), "--validate-finalists", "2",
+                                  "--validate-final-matches", "1"])
+    assert r.exit_code == 0, r.output
+    final = load_run(tmp_path / "f.h5").validation
+    assert sorted(final["finalists"]) == [1, 2] and final["final_mbb"].shape == (2, 5)
+    assert "on validation decks, then of the first 2 on more decks, by its shortfall" in r.output
+    r = CliRunner().invoke(main, [*args[:-1], str(tmp_path / "g.h5"), "--validate-finalists", "1"])
+    assert r.exit_code == 2 and "give 0 (off) or at least 2" in r.output and "Traceback" not in r.output
     r = CliRunner().invoke(main, [*args[:-1], str(tmp_path / "u.h5"), "--opponents", "calling-machine"])
     assert r.exit_code == 2 and "one finite number > 0 per training opponent (1: calling-machine)" in r.output
     assert "Traceback" not in r.output

@@ -24,8 +24,10 @@ class _Progress:
 
     def __call__(self, info):
         if "validating" in info:
+            final = (f"; then the first {info['finalists']} on {info['final_deals']:,} more"
+                     if info.get("finalists") else "")
             self.stream.write(f"choosing the run's champion: the last {info['validating']} generations' champions, "
-                              f"{info['deals']:,} duplicate deals against each training opponent\n")
+                              f"{info['deals']:,} duplicate deals against each training opponent{final}\n")
             self.stream.flush()
             return
         g, G = info["generation"], info["generations"]
@@ -120,6 +122,12 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
               help="How the re-scored champions are ranked: the run's fitness (ANE with its targets and opponent "
                    "weights), or the smallest worst shortfall below --targets, each in units of its target (ties: "
                    "ANE).")
+@click.option("--validate-finalists", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Re-score the first this many of those champions (0: none; else at least 2) on "
+                   "--validate-final-matches matches of 500 deals on other fresh decks; the best of them there, "
+                   "by --validate-rule, is the run's champion.")
+@click.option("--validate-final-matches", type=click.IntRange(min=1), default=20, show_default=True,
+              help="Matches of 500 deals (1,000 hands) per finalist and training opponent.")
 @click.option("--pool-weights", nargs=3, type=float, default=(1.0, 1.0, 1.0), show_default=True,
               metavar="POP HALL OPP", help="Weights of the population, hall-of-fame and training-opponent pools "
                                            "in the fitness.")
@@ -205,7 +213,7 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 @click.pass_context
 def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_weights, targets, validate_window,
-           validate_matches, validate_rule, pool_weights, deals,
+           validate_matches, validate_rule, validate_finalists, validate_final_matches, pool_weights, deals,
            matches, population, generations, keep, selector, budget, n0, repeat, lag, lag_thread, refit_every, batch,
            selector_options, seed, hidden, prt_capacity, calling_range, explore, read_raises, read_reraises, lookahead,
            reset, common_decks, rate_start, rate_end, sigma_start, sigma_end, init, freeze_init, init_range, hs_samples,
@@ -224,6 +232,7 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
         hall_policy=hall_policy, pool_weights=tuple(pool_weights), deals=deals, matches=matches,
         opponent_weights=_parse_floats(opponent_weights, "--opponent-weights"), targets=_parse_targets(targets),
         validate_window=validate_window, validate_matches=validate_matches, validate_rule=validate_rule,
+        validate_finalists=validate_finalists, validate_final_matches=validate_final_matches,
         population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
         repeat=repeat, lag=lag, refit_every=refit_every, batch=batch, seed=seed, hidden=hidden,
         prt_capacity=prt_capacity,
@@ -296,7 +305,8 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
             n = len(run.validation["generations"])
             among = f"all {n}" if n == run.completed else f"the last {n}"
             by = ", by its shortfall below the targets" if cfg.validate_rule == "shortfall" else ""
-            which = f"the run's champion (generation {c}, the best of {among} on validation decks{by})"
+            final = (f", then of the first {cfg.validate_finalists} on more decks" if cfg.validate_finalists else "")
+            which = f"the run's champion (generation {c}, the best of {among} on validation decks{final}{by})"
         click.echo(f"{which} on the panel's decks ({cfg.panel_deals:,} duplicate deals per opponent, "
                    "mBB/hand with 95% CI):")
         groups = {"training": run.panel_columns("training"), "held-out": run.panel_columns("heldout")}

@@ -27,15 +27,17 @@ Each generation (``run_evolution``):
 
 After the last generation, with ``validate_window`` W > 0, the last W generations' champions are re-scored
 on fresh decks against the training opponents and the best becomes **the run's champion** (``validate``;
-``EvolutionRun.champion``); without, the run's champion is the last generation's.
+``EvolutionRun.champion``); with ``validate_finalists`` the first few of them are re-scored again, on more
+and longer matches and other fresh decks, and those results alone decide. Without a window, the run's
+champion is the last generation's.
 
 **Seeds.** Everything derives from ``seed`` through ``SeedSequence`` spawn keys: ``(0,)`` the initial
 population, ``(4,)`` the held-out panel players, ``(5,)`` the panel's decks, and per generation ``g``:
 ``(1, g)`` the oracle's decks and player randomness, ``(2, g)`` the selector's generator, ``(3, g)`` the
 reproduction generator, ``(6, g)`` the decks of the fixed-opponent matches of fitness ane; ``(7,)`` the
-champions' validation decks. A generation depends only on the seed, the config and the population it
-starts from, so a run resumed from its file continues exactly as an uninterrupted run, and the panel's and
-the fitness matches give the same results on any backend and worker count.
+champions' validation decks, ``(8,)`` the finalists'. A generation depends only on the seed, the config
+and the population it starts from, so a run resumed from its file continues exactly as an uninterrupted
+run, and the panel's and the fitness matches give the same results on any backend and worker count.
 
 **File** (format ``pokerduel.evolution`` 1): root attributes ``config`` (JSON, the run's identity),
 ``seed``, ``completed`` (generations done), ``rng_state`` (JSON: the reproduction generator's state after
@@ -55,7 +57,9 @@ absent), ``hall`` (the generation index of each hall-of-fame slot's champion, -1
 generation's matches: the population's behavioural spread). With
 fitness ane the sample traces are empty (``fixed_mbb`` holds the whole matrix). A finished run with a
 ``validate_window`` has a group ``validation``: ``generations`` re-scored, their ``mbb`` against each
-training opponent and ``fitness``, and attribute ``champion`` (the chosen generation).
+training opponent and ``fitness``, and attribute ``champion`` (the chosen generation); with
+``validate_finalists`` also the ``finalists`` (generations, in the first stage's order) and their
+``final_mbb`` and ``final_fitness``.
 """
 
 from __future__ import annotations
@@ -106,7 +110,8 @@ INITS = ("random", *HANDMADE)
 LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "read_reraises": False,
                   "lookahead": False, "init": "random", "freeze_init": False, "common_decks": False,
                   "opponent_weights": None, "matches": 1, "batch": 1, "targets": None, "validate_window": 0,
-                  "validate_matches": 8, "validate_rule": "ane"}
+                  "validate_matches": 8, "validate_rule": "ane", "validate_finalists": 0,
+                  "validate_final_matches": 20}
 #: how ``validate`` ranks the re-scored champions: ``ane`` (the run's fitness: ANE with its targets and opponent
 #: weights) or ``shortfall`` (the smallest worst shortfall below the targets, each in units of its target; ties,
 #: such as every target met, go to the higher ANE)
@@ -254,7 +259,11 @@ class EvolveConfig:
     every training opponent on fresh common decks, and the best of them by the run's ANE over those
     opponents (its targets and opponent weights) becomes the run's champion (``validate``); otherwise it is
     the last generation's. ``validate_rule`` (``VALIDATE_RULES``): ``shortfall`` ranks them instead by their
-    worst shortfall below the targets (``choose_validated``).
+    worst shortfall below the targets (``rank_validated``). ``validate_finalists`` (0: off): the first that
+    many by that ranking play ``validate_final_matches`` more matches of ``FINAL_MATCH_DEALS`` deals against
+    every training opponent on other fresh decks, and the best of them on those decks alone, by the same
+    rule, is the run's champion: a second look at the few that the first stage cannot separate, free of the
+    luck that put them first.
     """
 
     population: int = 50
@@ -300,6 +309,8 @@ class EvolveConfig:
     validate_window: int = 0
     validate_matches: int = 8
     validate_rule: str = "ane"
+    validate_finalists: int = 0
+    validate_final_matches: int = 20
 
     def __post_init__(self):
         K = _check_int(self.population, "population (players per generation)", 3)
@@ -485,6 +496,13 @@ class EvolveConfig:
         if self.validate_rule != "ane" and not W:
             raise ValueError(f"validate_rule {self.validate_rule} ranks the champions that validate_window re-scores: "
                              "give validate_window > 0, or validate_rule ane without one")
+        F = _check_int(self.validate_finalists, "validate_finalists (champions re-scored a second time)", 0)
+        _check_int(self.validate_final_matches, "validate_final_matches (matches per finalist and opponent)", 1)
+        object.__setattr__(self, "validate_finalists", int(F))
+        object.__setattr__(self, "validate_final_matches", int(self.validate_final_matches))
+        if F == 1 or (F and not W):
+            raise ValueError(f"validate_finalists re-scores the first of the champions that validate_window "
+                             f"re-scores: give 0 (off) or at least 2 with validate_window > 0, got {F}")
         if self.selector is None:
             fixed = self.fitness == "selector" and self.n_fixed
             object.__setattr__(self, "selector", DEFAULT_FIXED_SELECTOR if fixed else DEFAULT_SELECTOR)
@@ -722,6 +740,11 @@ def validation_seed(cfg: EvolveConfig) -> int:
     return _word(cfg.seed, 7)
 
 
+def final_validation_seed(cfg: EvolveConfig) -> int:
+    """The ``play_duplicate`` seed of the finalists' validation matches (``validate_finalists``)."""
+    return _word(cfg.seed, 8)
+
+
 # ----------------------------------------------------------------------------------------- selection
 
 
@@ -897,45 +920,74 @@ def training_score(cfg: EvolveConfig, res: dict, index: int) -> float:
     return float(res["fixed_mbb"][index, :m].mean()) if m else float("nan")
 
 
-def choose_validated(mbb: np.ndarray, fitness: np.ndarray, targets, rule: str = "ane") -> int:
-    """The index of the run's champion among re-scored champions (rows of ``mbb``, mBB/hand against each
-    training opponent; ``fitness`` their ANE). ``ane``: the highest fitness. ``shortfall``: the smallest worst
-    shortfall below ``targets`` (opponents without one ignored), ``max_j max(0, (t_j - mbb_ij) / t_j)``, so
+def rank_validated(mbb: np.ndarray, fitness: np.ndarray, targets, rule: str = "ane") -> np.ndarray:
+    """Row indices of re-scored champions, best first (rows of ``mbb``: mBB/hand against each training
+    opponent; ``fitness``: their ANE). ``ane``: by fitness. ``shortfall``: by the worst shortfall below
+    ``targets`` (opponents without one ignored), ``max_j max(0, (t_j - mbb_ij) / t_j)``, smallest first, so
     that a champion short of one target is not preferred for a surplus elsewhere, which ANE's uncapped
-    opponents still allow; ties (every target met, say) go to the higher fitness, then the earlier row."""
+    opponents still allow; then (every target met, say) by fitness. Ties go to the earlier row."""
     fitness = np.asarray(fitness, np.float64)
+    rows = np.arange(len(fitness))
     if rule == "ane":
-        return int(np.argmax(fitness))
+        return np.lexsort((rows, -fitness))
     if rule != "shortfall":
         raise ValueError(f"rule must be one of {', '.join(VALIDATE_RULES)}, got {rule!r}")
     cols = [j for j, t in enumerate(targets) if t is not None]
     t = np.array([targets[j] for j in cols], np.float64)
     worst = np.maximum(0.0, (t - np.asarray(mbb, np.float64)[:, cols]) / t).max(axis=1)
-    return int(np.lexsort((np.arange(len(worst)), -fitness, worst))[0])
+    return np.lexsort((rows, -fitness, worst))
 
 
-def validate(cfg: EvolveConfig, champions: list, backend, seed: int | None = None) -> dict:
-    """The run's champion among the last ``cfg.validate_window`` generations' ``champions``: each plays
-    ``validate_matches`` matches of ``panel_deals`` deals against every training opponent, all on the same
-    fresh decks (``seed``; by default ``validation_seed``), and the best by ``cfg.validate_rule`` wins
-    (``choose_validated``: ANE over those opponents with the run's targets and opponent weights, or the
-    worst shortfall below the targets). A generation's champion is the best of one noisy estimate (a few
-    hundred deals per opponent); this picks among several on many more deals. Returns the ``generations``
-    (1-based) re-scored, their ``mbb`` (mBB/hand, generations x training opponents), ``fitness`` (ANE) and
-    the ``champion``'s generation."""
+def choose_validated(mbb: np.ndarray, fitness: np.ndarray, targets, rule: str = "ane") -> int:
+    """The index of the best re-scored champion by ``rank_validated``."""
+    return int(rank_validated(mbb, fitness, targets, rule)[0])
+
+
+#: deals of a finalist's validation match: ASHE 1.0's match of 1,000 hands, the length Table 2 is measured on
+FINAL_MATCH_DEALS = 500
+
+
+def _rescore(cfg: EvolveConfig, players: list, matches: int, match_deals: int, seed: int, backend):
+    """``players``' mBB/hand against every training opponent and their ANE (the run's targets and opponent
+    weights), over ``matches`` matches of ``match_deals`` deals on the decks of ``seed``."""
     from .fitness import ane, chips_of, earnings_matrix, mbb_per_hand
 
+    deals = matches * match_deals
+    e, _, _ = earnings_matrix(players, training_opponents(cfg), deals, seed, backend, cfg.hs_samples,
+                              matches=matches)
+    return mbb_per_hand(e, deals), ane(e, caps=chips_of(cfg.targets, deals), column_weights=cfg.opponent_weights)
+
+
+def validate(cfg: EvolveConfig, champions: list, backend, seed: int | None = None,
+             final_seed: int | None = None) -> dict:
+    """The run's champion among the last ``cfg.validate_window`` generations' ``champions``: each plays
+    ``validate_matches`` matches of ``panel_deals`` deals against every training opponent, all on the same
+    fresh decks (``seed``; by default ``validation_seed``), and they are ranked by ``cfg.validate_rule``
+    (``rank_validated``: ANE over those opponents with the run's targets and opponent weights, or the worst
+    shortfall below the targets). A generation's champion is the best of one noisy estimate (a few hundred
+    deals per opponent); this picks among several on many more deals. Without ``validate_finalists`` the
+    first is the run's champion; with, the first ``validate_finalists`` play ``validate_final_matches``
+    matches of ``FINAL_MATCH_DEALS`` deals on other fresh decks (``final_seed``; by default
+    ``final_validation_seed``) and the first of them by the same rule on those decks alone is.
+
+    Returns the ``generations`` (1-based) re-scored, their ``mbb`` (mBB/hand, generations x training
+    opponents), ``fitness`` (ANE) and the ``champion``'s generation; with finalists also ``finalists``
+    (generations, in the first stage's order), ``final_mbb`` and ``final_fitness``."""
     G = len(champions)
     gens = np.arange(max(1, G - cfg.validate_window + 1), G + 1, dtype=np.int64)
     players = [ashe_player(champions[g - 1], cfg.settings, name=f"champion:{g}") for g in gens]
-    deals = cfg.validate_matches * cfg.panel_deals
     seed = validation_seed(cfg) if seed is None else seed
-    e, _, _ = earnings_matrix(players, training_opponents(cfg), deals, seed, backend, cfg.hs_samples,
-                              matches=cfg.validate_matches)
-    fitness = ane(e, caps=chips_of(cfg.targets, deals), column_weights=cfg.opponent_weights)
-    mbb = mbb_per_hand(e, deals)
-    best = choose_validated(mbb, fitness, cfg.targets, cfg.validate_rule)
-    return {"generations": gens, "mbb": mbb, "fitness": fitness, "champion": int(gens[best])}
+    mbb, fitness = _rescore(cfg, players, cfg.validate_matches, cfg.panel_deals, seed, backend)
+    order = rank_validated(mbb, fitness, cfg.targets, cfg.validate_rule)
+    out = {"generations": gens, "mbb": mbb, "fitness": fitness, "champion": int(gens[order[0]])}
+    if cfg.validate_finalists:
+        first = order[:cfg.validate_finalists]
+        final_seed = final_validation_seed(cfg) if final_seed is None else final_seed
+        f_mbb, f_fit = _rescore(cfg, [players[i] for i in first], cfg.validate_final_matches, FINAL_MATCH_DEALS,
+                                final_seed, backend)
+        best = choose_validated(f_mbb, f_fit, cfg.targets, cfg.validate_rule)
+        out.update(finalists=gens[first], final_mbb=f_mbb, final_fitness=f_fit, champion=int(gens[first[best]]))
+    return out
 
 
 # ----------------------------------------------------------------------------------------- the panel
@@ -983,6 +1035,8 @@ def run_panel(cfg: EvolveConfig, champion: np.ndarray, heldout: np.ndarray, back
 _PER_GEN = ("survivors", "scores", "champion", "samples_used", "decisions", "ml_fraction", "final_ii",
             "final_mode", "ii_trace", "mode_trace", "trace_i", "trace_j", "trace_x", "panel_mean", "panel_ci",
             "origin", "parents", "rate", "sigma", "timing", "fixed_mbb", "hall", "champion_train", "actions")
+#: a finished run's ``validate`` result (the last three only with ``validate_finalists``)
+VALIDATION_RECORDS = ("generations", "mbb", "fitness", "finalists", "final_mbb", "final_fitness")
 #: records that files written before fixed opponents existed lack (read as their empty defaults)
 _ADDED = ("fixed_mbb", "hall", "champion_train", "actions")
 
@@ -1073,8 +1127,9 @@ def _write(path, run: EvolutionRun, rng_state: str) -> None:
         if run.validation is not None:
             v = f.create_group("validation")
             v.attrs["champion"] = run.validation["champion"]
-            for name in ("generations", "mbb", "fitness"):
-                v.create_dataset(name, data=run.validation[name], fletcher32=True)
+            for name in VALIDATION_RECORDS:
+                if name in run.validation:
+                    v.create_dataset(name, data=run.validation[name], fletcher32=True)
         g = f.create_group("generations")
         for name in _PER_GEN:
             data = run.records[name]
@@ -1108,7 +1163,7 @@ def load_run(path) -> EvolutionRun:
             if "validation" in f:
                 v = f["validation"]
                 validation = {"champion": int(v.attrs["champion"]),
-                              **{name: v[name][()] for name in ("generations", "mbb", "fitness")}}
+                              **{name: v[name][()] for name in VALIDATION_RECORDS if name in v}}
             run = EvolutionRun(str(path), cfg, attrs, f["population"][()], f["population0"][()], f["heldout"][()],
                                records, validation)
     except (KeyError, OSError, TypeError, ValueError) as err:
@@ -1358,7 +1413,9 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
     rng_state = state["rng_state"]
     if cfg.validate_window and run.completed == cfg.generations and run.validation is None:
         if progress is not None:
-            progress({"validating": cfg.validate_window, "deals": cfg.validate_matches * cfg.panel_deals})
+            progress({"validating": cfg.validate_window, "deals": cfg.validate_matches * cfg.panel_deals,
+                      "finalists": cfg.validate_finalists,
+                      "final_deals": cfg.validate_final_matches * FINAL_MATCH_DEALS})
         run.validation = validate(cfg, champions, backend)
         _write(out, run, rng_state)
     elif done_here == 0 and run.completed == 0:
