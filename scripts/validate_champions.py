@@ -58,6 +58,9 @@ def main(argv=None) -> int:
             v = validate(cfg, list(run.records["champion"]), backend, args.seed)
             b = list(v["generations"]).index(v["champion"])
             cells = [" / ".join(f"{x:+,.0f}" for x in v["mbb"][i]) for i in (b, -1)]
+            if "finalists" in v:      # the finalists' own decks decided: show those
+                row = v["final_mbb"][list(v["finalists"]).index(v["champion"])]
+                cells[0] = " / ".join(f"{x:+,.0f}" for x in row) + " (finalists' decks)"
             print(f"| {path} | {v['champion']} | {cells[0]} | {cells[1]} |", flush=True)
             results.append({"run": path, "opponents": list(cfg.opponents), "rule": cfg.validate_rule,
                             "champion": v["champion"],

@@ -563,7 +563,7 @@ def test_population_spread_plays_every_player_and_the_champion_against_each_bot(
 
 def test_validate_champions_chooses_what_a_validate_window_would_have(tmp_path, monkeypatch):
     """The script, on a run finished without validation, names the champion that the same run with
-    ``validate_window`` stores."""
+    ``validate_window`` (and ``validate_finalists``) stores."""
     base = dict(opponents=("calling-machine", "candid-statistician"), fitness="ane", deals=4, generations=3)
     run_evolution(tiny(**base), tmp_path / "v.h5")
     stored = run_evolution(tiny(**base, validate_window=2, validate_matches=2), tmp_path / "w.h5").run.validation
@@ -574,3 +574,12 @@ def test_validate_champions_chooses_what_a_validate_window_would_have(tmp_path, 
     assert r["generations"] == [2, 3] and r["opponents"] == ["calling-machine", "candid-statistician"]
     assert r["champion"] == stored["champion"] and np.allclose(r["mbb"], stored["mbb"])
     assert np.allclose(r["fitness"], stored["fitness"])
+    # and with a second stage, the finalists and their results that such a run stores
+    final = run_evolution(tiny(**base, validate_window=2, validate_matches=2, validate_finalists=2,
+                               validate_final_matches=1), tmp_path / "f.h5").run.validation
+    assert _script("validate_champions", monkeypatch).main(
+        [str(tmp_path / "v.h5"), "--window", "2", "--matches", "2", "--finalists", "2", "--final-matches", "1",
+         "--workers", "1", "--json", str(out)]) == 0
+    (r,) = json.loads(out.read_text())["results"]
+    assert r["champion"] == final["champion"] and r["finalists"] == list(final["finalists"])
+    assert np.allclose(r["final_mbb"], final["final_mbb"])
