@@ -25,7 +25,7 @@ class _Progress:
     def __call__(self, info):
         if "validating" in info:
             final = (f"; then the first {info['finalists']} on {info['final_deals']:,} more"
-                     if info.get("finalists") else "")
+                     if info["finalists"] else "")
             self.stream.write(f"choosing the run's champion: the last {info['validating']} generations' champions, "
                               f"{info['deals']:,} duplicate deals against each training opponent{final}\n")
             self.stream.flush()
