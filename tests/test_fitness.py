@@ -31,7 +31,7 @@ from pokerduel.evolution.evolve import (
     validate,
     validation_seed,
 )
-from pokerduel.evolution.fitness import ane, chips_of, earnings_matrix, normalized_earnings
+from pokerduel.evolution.fitness import ane, chips_of, earnings_matrix, mbb_per_hand, normalized_earnings
 from pokerduel.infra.parallel import SerialBackend, get_backend
 from pokerduel.play.matches import deal_strengths, play_duplicate
 from pokerduel.play.populations import new_population
@@ -142,6 +142,27 @@ def test_an_ane_run_with_targets_scores_the_capped_earnings(tmp_path):
     assert not np.allclose(run.records["scores"][0], ane(e))
 
 
+def test_an_ane_run_with_opponent_deals_plays_and_scores_each_opponent_on_its_deals(tmp_path):
+    """``opponent_deals``: each candidate meets each training opponent on that many of the generation's common
+    decks (the hall of fame on ``deals``); the budget, the recorded results and the capped fitness follow."""
+    cfg = EvolveConfig(**{**TINY_ANE, "generations": 3, "hall_of_fame": 1, "pool_weights": (0.0, 0.5, 1.0),
+                          "opponent_deals": (2, 10), "targets": (0.0, None)})
+    assert cfg.fixed_deals == (2, 10, 6) and cfg.budget == cfg.population * 18
+    assert EvolveConfig.from_dict(cfg.to_dict()) == cfg
+    genomes = initial_population(cfg)
+    res = evaluate(cfg, genomes, 2, training_opponents(cfg), np.zeros(1, np.int64), [genomes[0]], SerialBackend())
+    e = np.array([[play_duplicate(ashe_player(g, cfg.settings), o, d, ane_seed(cfg, 2)).hand_payoffs.sum()
+                   for o, d in zip([*cfg.opponents, ashe_player(genomes[0], cfg.settings)], cfg.fixed_deals)]
+                  for g in genomes])
+    per = np.array(cfg.fixed_deals)
+    assert np.allclose(res["fixed_mbb"], e / (2 * per) / 100 * 1000)
+    caps = chips_of([0.0, None, None], per)
+    assert np.allclose(res["scores"], ane(e, np.array([2, 2, 1]), cfg.pool_weights, caps=caps))
+    assert res["samples_used"] == cfg.budget
+    run = run_evolution(cfg, tmp_path / "d.h5").run        # generation 1 has no hall member yet
+    assert list(run.records["samples_used"]) == [cfg.population * 12] + [cfg.budget] * 2
+
+
 def test_shared_hand_strengths_give_the_same_hands():
     hero = ashe_player(handbuilt_genome(SMALL), SMALL)
     rnd = new_population(2, 9, SMALL).player(0)
@@ -195,6 +216,28 @@ def test_matches_split_the_deals_into_matches_from_fresh_memories():
     for bad in (0, 5, 2.0):
         with pytest.raises(ValueError, match="divides deals"):
             earnings_matrix(cands, opps, 12, 91, SerialBackend(), matches=bad)
+
+
+def test_deals_per_opponent_play_each_opponent_on_the_first_of_the_same_decks():
+    """One number of deals per opponent: each column is the matrix of that many deals alone (the first decks
+    of the same seed, the hand strengths computed once for the most), split into matches alike."""
+    cands = [ashe_player(handbuilt_genome(SMALL), SMALL), new_population(1, 4, SMALL).player(0)]
+    opps = ["scared-limper", "candid-statistician", "hothead-maniac"]
+    e, _, _ = earnings_matrix(cands, opps, [4, 12, 8], 93, SerialBackend(), matches=2)
+    for j, (o, d) in enumerate(zip(opps, (4, 12, 8))):
+        assert np.array_equal(e[:, j], earnings_matrix(cands, [o], d, 93, SerialBackend(), matches=2)[0][:, 0])
+    assert np.array_equal(earnings_matrix(cands, opps, [6, 6, 6], 93, SerialBackend())[0],
+                          earnings_matrix(cands, opps, 6, 93, SerialBackend())[0])
+    with get_backend("multiprocess", workers=2) as backend:
+        assert np.array_equal(earnings_matrix(cands, opps, np.array([4, 12, 8]), 93, backend, matches=2)[0], e)
+    for bad in ([4, 12], [4, 0, 8], [4, 2.5, 8]):
+        with pytest.raises(ValueError, match="one per opponent"):
+            earnings_matrix(cands, opps, bad, 93, SerialBackend())
+    with pytest.raises(ValueError, match="divides deals"):
+        earnings_matrix(cands, opps, [4, 12, 9], 93, SerialBackend(), matches=2)
+    # per-column units: chips over each column's deals
+    assert np.allclose(mbb_per_hand(np.array([[400, 400]]), [2, 4]), [[1000, 500]])
+    assert chips_of([1000.0, None, 500.0], [2, 3, 4]) == [400.0, None, 400.0]
 
 
 # ----------------------------------------------------------------------------------------- evolution with ANE
@@ -267,6 +310,11 @@ def test_ane_run_keeps_fixed_opponents_out_of_the_population_and_resumes_exactly
     ({"validate_window": 2, "validate_finalists": 2, "validate_final_matches": 0},
      "validate_final_matches .* must be an integer >= 1"),
     ({"matches": 0}, "matches .* must be an integer >= 1"),
+    ({"opponent_deals": (6,)}, "one whole number >= 1 per training opponent \\(2: calling-machine"),
+    ({"opponent_deals": (6, 0)}, "one whole number >= 1 per training opponent"),
+    ({"opponent_deals": (6, 3), "matches": 2}, "each a multiple of matches \\(2\\)"),
+    ({"opponent_deals": (6, 6), "fitness": "selector", "selector": "pocbam"},
+     "opponent_deals applies to --fitness ane"),
     ({"matches": 2, "fitness": "selector", "selector": "pocbam"}, "matches applies to --fitness ane"),
     ({"init": "patient", "hidden": 1}, "needs hidden >= 2"),
     ({"init": "reader", "hidden": 2}, "needs hidden >= 3"),
@@ -434,6 +482,8 @@ def test_cli_preset_and_usage_errors(tmp_path):
                         (["--preset", "ashe1", "--freeze-init"], "choose an init of"),
                         (["--preset", "ashe1", "--targets", "1,2"], "one value per training opponent (4: scared"),
                         (["--preset", "ashe1", "--targets", "1,x,3,4"], "'-' for none"),
+                        (["--preset", "ashe1", "--opponent-deals", "5,5,5"], "per training opponent (4: scared"),
+                        (["--preset", "ashe1", "--opponent-deals", "5,5,x,5"], "comma-separated whole numbers"),
                         (["--preset", "ashe1", "--validate-window", "5", "--validate-rule", "shortfall"],
                          "give targets > 0"),
                         (["--opponents", "calling-machine", "--targets", "1"], "targets applies to --fitness ane"),

@@ -65,6 +65,15 @@ def _parse_floats(text, hint):
         raise click.BadParameter(f"{text!r}: expected comma-separated numbers", param_hint=hint) from None
 
 
+def _parse_ints(text, hint):
+    if text is None:
+        return None
+    try:
+        return tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: expected comma-separated whole numbers", param_hint=hint) from None
+
+
 def _parse_targets(text):
     if text is None:
         return None
@@ -112,6 +121,9 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
               help="With --fitness ane: per training opponent (in --opponents order), the mBB/hand up to which "
                    "ANE credits earnings against it ('-': no target), so that evolution does not trade one "
                    "opponent below its target for a surplus against another  [default: none].")
+@click.option("--opponent-deals", default=None, metavar="D1,D2,...",
+              help="With --fitness ane: per training opponent (in --opponents order), the duplicate deals each "
+                   "player plays against it; the hall of fame's members keep --deals  [default: --deals].")
 @click.option("--validate-window", type=click.IntRange(min=0), default=0, show_default=True,
               help="After the last generation, re-score the champions of this many last generations on fresh decks "
                    "against the training opponents and make the best the run's champion (0: the last "
@@ -212,12 +224,13 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 @click.option("--scheduler", default=None, help="Dask scheduler address tcp://HOST:PORT.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 @click.pass_context
-def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_weights, targets, validate_window,
-           validate_matches, validate_rule, validate_finalists, validate_final_matches, pool_weights, deals,
-           matches, population, generations, keep, selector, budget, n0, repeat, lag, lag_thread, refit_every, batch,
-           selector_options, seed, hidden, prt_capacity, calling_range, explore, read_raises, read_reraises, lookahead,
-           reset, common_decks, rate_start, rate_end, sigma_start, sigma_end, init, freeze_init, init_range, hs_samples,
-           panel_bots, panel_deals, panel_heldout, out, resume, overwrite, backend, workers, scheduler, as_json):
+def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_weights, targets, opponent_deals,
+           validate_window, validate_matches, validate_rule, validate_finalists, validate_final_matches, pool_weights,
+           deals, matches, population, generations, keep, selector, budget, n0, repeat, lag, lag_thread, refit_every,
+           batch, selector_options, seed, hidden, prt_capacity, calling_range, explore, read_raises, read_reraises,
+           lookahead, reset, common_decks, rate_start, rate_end, sigma_start, sigma_end, init, freeze_init, init_range,
+           hs_samples, panel_bots, panel_deals, panel_heldout, out, resume, overwrite, backend, workers, scheduler,
+           as_json):
     """Evolve ASHE players: each generation a top-k selector picks the survivors, TSER makes the rest.
 
     Every generation is checkpointed atomically to OUT; after an interruption, the same command with
@@ -231,6 +244,7 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
         fitness=fitness, opponents=split_specs(opponents), hall_of_fame=hall_of_fame,
         hall_policy=hall_policy, pool_weights=tuple(pool_weights), deals=deals, matches=matches,
         opponent_weights=_parse_floats(opponent_weights, "--opponent-weights"), targets=_parse_targets(targets),
+        opponent_deals=_parse_ints(opponent_deals, "--opponent-deals"),
         validate_window=validate_window, validate_matches=validate_matches, validate_rule=validate_rule,
         validate_finalists=validate_finalists, validate_final_matches=validate_final_matches,
         population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,

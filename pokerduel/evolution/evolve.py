@@ -109,7 +109,8 @@ INITS = ("random", *HANDMADE)
 #: options added after run files existed, left out of a config's dict at these defaults
 LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "read_reraises": False,
                   "lookahead": False, "init": "random", "freeze_init": False, "common_decks": False,
-                  "opponent_weights": None, "matches": 1, "batch": 1, "targets": None, "validate_window": 0,
+                  "opponent_weights": None, "matches": 1, "batch": 1, "targets": None, "opponent_deals": None,
+                  "validate_window": 0,
                   "validate_matches": 8, "validate_rule": "ane", "validate_finalists": 0,
                   "validate_final_matches": 20}
 #: how ``validate`` ranks the re-scored champions: ``ane`` (the run's fitness: ANE with its targets and opponent
@@ -254,6 +255,9 @@ class EvolveConfig:
     ``targets`` (``--fitness ane``): per training opponent, the mBB/hand up to which ANE credits earnings
     against it (None: no target; ``fitness.ane``), so that evolution does not trade an opponent below its
     target for a surplus against another.
+    ``opponent_deals`` (``--fitness ane``; None: ``deals`` for every one): per training opponent, the duplicate
+    deals each candidate plays against it (the hall of fame's members keep ``deals``), so that the hands of a
+    generation go where its fitness is noisiest (``scripts/fitness_noise.py``).
     ``validate_window`` (0: off): at the end of the run the champions of its last ``validate_window``
     generations (all, if fewer) each play ``validate_matches`` matches of ``panel_deals`` deals against
     every training opponent on fresh common decks, and the best of them by the run's ANE over those
@@ -306,6 +310,7 @@ class EvolveConfig:
     opponent_weights: tuple | None = None
     matches: int = 1
     targets: tuple | None = None
+    opponent_deals: tuple | None = None
     validate_window: int = 0
     validate_matches: int = 8
     validate_rule: str = "ane"
@@ -350,8 +355,9 @@ class EvolveConfig:
             raise ValueError(f"selector_options may not set {sorted(bad)}; use the run's own options")
         if self.fitness == "ane":
             if self.budget is not None and self.budget != self.ane_budget:
-                raise ValueError(f"with fitness ane the budget is population x fixed opponents x deals = "
-                                 f"{self.ane_budget} duplicate deals; set --deals instead of --budget")
+                raise ValueError(f"with fitness ane the budget is population x the deals against each fixed "
+                                 f"opponent = {self.ane_budget} duplicate deals; set --deals (and "
+                                 f"--opponent-deals) instead of --budget")
             object.__setattr__(self, "budget", None)
         pairs = self.played_pairs
         need = max(n0 * pairs, 1)
@@ -478,6 +484,18 @@ class EvolveConfig:
         object.__setattr__(self, "matches", int(self.matches))
         if self.matches > 1 and self.fitness != "ane":
             raise ValueError("matches applies to --fitness ane; a selector's pairs play one continuing match each")
+        if self.opponent_deals is not None:
+            d = self.opponent_deals
+            if isinstance(d, str) or len(d) != len(self.opponents) or not all(
+                    isinstance(x, (int, np.integer)) and not isinstance(x, bool) and x >= 1 and x % self.matches == 0
+                    for x in d):
+                raise ValueError(f"opponent_deals must be one whole number >= 1 per training opponent "
+                                 f"({len(self.opponents)}: {', '.join(self.opponents)}), each a multiple of matches "
+                                 f"({self.matches}), got {d!r}")
+            if self.fitness != "ane":
+                raise ValueError("opponent_deals applies to --fitness ane (the deals each candidate plays against "
+                                 "each training opponent); a selector chooses its own samples")
+            object.__setattr__(self, "opponent_deals", tuple(int(x) for x in d))
         W = _check_int(self.validate_window, "validate_window (last generations whose champions are re-scored)", 0)
         _check_int(self.validate_matches, "validate_matches (validation matches per champion and opponent)", 1)
         object.__setattr__(self, "validate_window", int(W))
@@ -549,9 +567,16 @@ class EvolveConfig:
         return n_pairs(K) * (w_pop > 0 or not self.n_fixed) + K * fixed
 
     @property
+    def fixed_deals(self) -> tuple:
+        """Duplicate deals per candidate against each fixed opponent with fitness ane: the training opponents
+        (``opponent_deals``, else ``deals``), then the hall of fame's slots (``deals``)."""
+        training = self.opponent_deals or (int(self.deals),) * len(self.opponents)
+        return (*training, *(int(self.deals),) * int(self.hall_of_fame))
+
+    @property
     def ane_budget(self) -> int:
         """Duplicate deals per generation with fitness ane: every candidate against every fixed opponent."""
-        return int(self.population) * self.n_fixed * int(self.deals)
+        return int(self.population) * sum(self.fixed_deals)
 
     @property
     def trace_length(self) -> int:
@@ -584,6 +609,7 @@ class EvolveConfig:
         d["common_decks"] = bool(self.common_decks)
         d["opponent_weights"] = None if self.opponent_weights is None else list(self.opponent_weights)
         d["targets"] = None if self.targets is None else list(self.targets)
+        d["opponent_deals"] = None if self.opponent_deals is None else list(self.opponent_deals)
         for key, default in LATER_DEFAULTS.items():  # left out at their defaults: older run files compare equal
             if d[key] == default:
                 del d[key]
@@ -603,6 +629,8 @@ class EvolveConfig:
             d["opponent_weights"] = tuple(d["opponent_weights"])
         if d.get("targets") is not None:
             d["targets"] = tuple(d["targets"])
+        if d.get("opponent_deals") is not None:
+            d["opponent_deals"] = tuple(d["opponent_deals"])
         if d.get("fitness") == "ane":
             d["budget"] = None   # derived from the deals
         return cls(**d)
@@ -886,30 +914,31 @@ def _fixed_means(K: int, n_fixed: int, trace) -> np.ndarray:
 
 def evaluate(cfg: EvolveConfig, genomes: np.ndarray, generation: int, opponents: list, hall: np.ndarray,
              champions: list, backend) -> dict:
-    """Fitness ``ane``: every candidate plays every training opponent and hall-of-fame member ``cfg.deals``
-    duplicate deals on the generation's common decks; the survivors are the ``keep`` of highest fitness
+    """Fitness ``ane``: every candidate plays every training opponent and hall-of-fame member its deals
+    (``cfg.fixed_deals``) on the generation's common decks; the survivors are the ``keep`` of highest fitness
     (pool-weighted ANE, ``fitness.ane``), best first. Same keys as ``select``."""
     from .fitness import ane, chips_of, earnings_matrix, mbb_per_hand
 
     t0 = time.perf_counter()
     candidates = [ashe_player(g, cfg.settings, name=f"g{generation}:{i}") for i, g in enumerate(genomes)]
     fixed = fixed_players(cfg, opponents, hall, champions)
-    e, engine, actions = earnings_matrix(candidates, fixed, cfg.deals, ane_seed(cfg, generation), backend,
+    per = np.array(cfg.fixed_deals)
+    e, engine, actions = earnings_matrix(candidates, fixed, per[:len(fixed)], ane_seed(cfg, generation), backend,
                                          cfg.hs_samples, matches=cfg.matches)
     E = np.full((len(genomes), cfg.n_fixed), np.nan)
     E[:, :e.shape[1]] = e
     pools = np.array([POOLS.index("opponents")] * len(opponents) + [POOLS.index("hall")] * cfg.hall_of_fame)
     caps = None if cfg.targets is None else [*cfg.targets, *[None] * cfg.hall_of_fame]
     columns = None if cfg.opponent_weights is None else [*cfg.opponent_weights, *[1.0] * cfg.hall_of_fame]
-    fitness = ane(E, pools, cfg.pool_weights, caps=chips_of(caps, cfg.deals), column_weights=columns)
+    fitness = ane(E, pools, cfg.pool_weights, caps=chips_of(caps, per), column_weights=columns)
     top = np.argsort(-fitness, kind="stable")[:cfg.keep]
     empty = np.zeros(0)
-    deals = int(e.size * cfg.deals)         # every candidate against every present fixed opponent
+    deals = int(len(genomes) * per[:len(fixed)].sum())   # every candidate against every present fixed opponent
     return {"survivors": top.astype(np.int64), "scores": fitness, "samples_used": deals,
             "decisions": 0, "ml_fraction": np.nan, "final_ii": np.nan, "final_mode": 0,
             "ii_trace": empty.astype(np.float32), "mode_trace": empty.astype(np.int8),
             "trace_i": empty.astype(np.int16), "trace_j": empty.astype(np.int16), "trace_x": empty.astype(np.float32),
-            "fixed_mbb": mbb_per_hand(E, cfg.deals), "hall": hall.copy(), "actions": action_shares(actions),
+            "fixed_mbb": mbb_per_hand(E, per), "hall": hall.copy(), "actions": action_shares(actions),
             "selector_seconds": time.perf_counter() - t0,
             "engine_seconds": engine, "deals_played": deals}
 

@@ -80,13 +80,13 @@ def play_pairs(task: dict) -> dict:
     task's decks; returns their cumulative chips (``e_ij``) and seconds (plain data, any backend)."""
     cand, opps = task["candidates"], task["opponents"]
     matches = task["matches"]
-    per = task["deals"] // matches
     strengths = task["strengths"]
     out = np.zeros(len(task["pairs"]))
     actions = np.zeros((len(task["pairs"]), 3), np.int64)
     t0 = time.perf_counter()
     for n, (i, j) in enumerate(task["pairs"]):
         a, b = cand[i], opps[j]
+        per = task["deals"][j] // matches
         for m in range(matches):  # each match from fresh memories, on the next ``per`` deals of the decks
             memory = (*a.new_memory(), *b.new_memory())
             reset_memory(a.kind, a.params, memory[0], memory[1])
@@ -100,12 +100,15 @@ def play_pairs(task: dict) -> dict:
     return {"pairs": task["pairs"], "earnings": out, "actions": actions, "seconds": time.perf_counter() - t0}
 
 
-def earnings_matrix(candidates: list, opponents: list, deals: int, seed: int, backend,
+def earnings_matrix(candidates: list, opponents: list, deals, seed: int, backend,
                     hs_samples: int = DEFAULT_SAMPLES, tasks_per_worker: int = 4,
                     matches: int = 1) -> tuple[np.ndarray, float, np.ndarray]:
     """``e[i, j]``: candidate ``i``'s chips over ``deals`` duplicate deals against opponent ``j`` (players or
     specs), every pair on the same decks of ``seed``; the engine seconds the matches took; and each ASHE
     candidate's decisions over all its matches (``actions[i]``: folds, checks/calls, raises).
+
+    ``deals``: one number for every opponent, or one per opponent; every candidate meets opponent ``j`` on
+    the first ``deals[j]`` decks of ``seed``.
 
     ``matches``: the deals of a pair are played as that many consecutive matches of ``deals / matches``
     deals, each from fresh memories (1: one match, ASHE 1.0's). An adaptive player's result depends on how
@@ -115,21 +118,25 @@ def earnings_matrix(candidates: list, opponents: list, deals: int, seed: int, ba
     ``backend`` (serial: one task)."""
     from ..players.base import make_player
 
-    if not isinstance(matches, (int, np.integer)) or matches < 1 or deals % matches:
-        raise ValueError(f"matches must be a positive integer that divides deals ({deals}), got {matches!r}")
     candidates = [make_player(c) for c in candidates]
     opponents = [make_player(o) for o in opponents]
+    per_opponent = [deals] * len(opponents) if isinstance(deals, (int, np.integer)) else list(deals)
+    if len(per_opponent) != len(opponents) or not all(
+            isinstance(d, (int, np.integer)) and d >= 1 for d in per_opponent):
+        raise ValueError(f"deals must be a positive integer or one per opponent ({len(opponents)}), got {deals!r}")
+    if not isinstance(matches, (int, np.integer)) or matches < 1 or any(d % matches for d in per_opponent):
+        raise ValueError(f"matches must be a positive integer that divides deals ({deals}), got {matches!r}")
     pairs = [(i, j) for j in range(len(opponents)) for i in range(len(candidates))]
     e = np.full((len(candidates), len(opponents)), np.nan)
     actions = np.zeros((len(candidates), 3), np.int64)
     if not pairs:
         return e, 0.0, actions
-    strengths = deal_strengths(seed, deals, 0, hs_samples) if any(
+    strengths = deal_strengths(seed, max(per_opponent), 0, hs_samples) if any(
         p.uses_hand_strength for p in candidates + opponents) else None
     n_tasks = max(1, min(len(pairs), backend.workers * tasks_per_worker if backend.name != "serial" else 1))
     chunks = [pairs[t::n_tasks] for t in range(n_tasks)]
-    base = {"candidates": candidates, "opponents": opponents, "deals": int(deals), "seed": int(seed),
-            "hs_samples": int(hs_samples), "strengths": strengths, "matches": int(matches)}
+    base = {"candidates": candidates, "opponents": opponents, "deals": [int(d) for d in per_opponent],
+            "seed": int(seed), "hs_samples": int(hs_samples), "strengths": strengths, "matches": int(matches)}
     seconds = 0.0
     for _, res in backend.map_unordered(play_pairs, [{**base, "pairs": c} for c in chunks]):
         for (i, j), x, acts in zip(res["pairs"], res["earnings"], res["actions"]):
@@ -139,13 +146,16 @@ def earnings_matrix(candidates: list, opponents: list, deals: int, seed: int, ba
     return e, seconds, actions
 
 
-def chips_of(targets, deals: int):
-    """Targets in mBB/hand (None: none) as cumulative chips over ``deals`` duplicate deals (None stays None)."""
+def chips_of(targets, deals):
+    """Targets in mBB/hand (None: none) as cumulative chips over ``deals`` duplicate deals (one number, or one
+    per target; None stays None)."""
     if targets is None:
         return None
-    return [None if t is None else t / 1000 * BIG_BLIND * 2 * deals for t in targets]
+    per = np.broadcast_to(np.asarray(deals, np.float64), (len(targets),))
+    return [None if t is None else t / 1000 * BIG_BLIND * 2 * d for t, d in zip(targets, per)]
 
 
-def mbb_per_hand(earnings: np.ndarray, deals: int) -> np.ndarray:
-    """Cumulative chips over ``deals`` duplicate deals (``2 deals`` hands) in milli-big-blinds per hand."""
-    return np.asarray(earnings, np.float64) / (2 * deals) / BIG_BLIND * 1000
+def mbb_per_hand(earnings: np.ndarray, deals) -> np.ndarray:
+    """Cumulative chips over ``deals`` duplicate deals (``2 deals`` hands; one number, or one per column) in
+    milli-big-blinds per hand."""
+    return np.asarray(earnings, np.float64) / (2 * np.asarray(deals, np.float64)) / BIG_BLIND * 1000
