@@ -583,3 +583,42 @@ def test_validate_champions_chooses_what_a_validate_window_would_have(tmp_path, 
     (r,) = json.loads(out.read_text())["results"]
     assert r["champion"] == final["champion"] and r["finalists"] == list(final["finalists"])
     assert np.allclose(r["final_mbb"], final["final_mbb"])
+
+
+def test_fitness_noise_separates_the_players_own_spread_from_the_luck_of_their_decks(monkeypatch):
+    """Two-way analysis of variance on synthetic results: a deck set's effect on every player alike is not
+    noise; the players' own spread and the interaction are recovered within a few standard errors."""
+    fn = _script("fitness_noise", monkeypatch)
+    rng = np.random.default_rng(3)
+    S, n = 40, 200
+    own, noise = np.array([2.0, 0.5]), np.array([3.0, 1.0])
+    x = (rng.normal(0, 10, (S, 1, 1)) + rng.normal(0, 1, (1, n, 2)) * own + rng.normal(0, 1, (S, n, 2)) * noise
+         + np.array([50.0, 20.0]))
+    out = fn.fitness_noise(x, np.array([1.0, 3.0]))
+    assert np.allclose(out["noise"], noise, rtol=0.04)          # relative SE of the interaction SD about 0.8 %
+    assert np.allclose(out["spread"], own, rtol=0.2)            # relative SE of the players' SD about 5 %
+    assert np.allclose(out["reliability"], own ** 2 / (own ** 2 + noise ** 2), atol=0.08)
+    part = np.array([1.0, 3.0]) * out["noise"] / out["normaliser"]
+    assert np.allclose(out["share"], part / part.sum())
+    assert np.allclose(out["normaliser"], np.maximum(x.max(axis=1), 0).mean(axis=0))
+    assert list(fn.neyman_deals(np.array([0.1, 0.6, 0.3]), 1000, 2)) == [100, 600, 300]
+    assert list(fn.neyman_deals(np.array([0.0, 1.0]), 12, 4)) == [4, 8]        # at least one match each
+    assert list(fn.neyman_deals(np.array([0.84, 0.03, 0.13]), 12)) == [9, 1, 2]   # largest remainders, sum kept
+
+
+def test_fitness_noise_plays_the_last_population_against_the_runs_fixed_opponents(tmp_path, monkeypatch):
+    cfg = tiny(opponents=("calling-machine", "candid-statistician"), fitness="ane", deals=4, generations=3,
+               hall_of_fame=1, pool_weights=(0.0, 0.5, 1.0))
+    run = run_evolution(cfg, tmp_path / "n.h5").run
+    out = tmp_path / "noise.json"
+    fn = _script("fitness_noise", monkeypatch)
+    assert fn.main([str(tmp_path / "n.h5"), "--deck-sets", "2", "--workers", "1", "--json", str(out)]) == 0
+    r = json.loads(out.read_text())
+    hall = run.records["hall"][-1][0]
+    assert r["opponents"] == ["calling-machine", "candid-statistician", f"hall:{hall + 1}"]
+    seed = int(np.random.SeedSequence(fn.NOISE_SEED).generate_state(2, np.uint64)[0] >> np.uint64(1))
+    opponents = [*cfg.opponents, ashe_player(run.records["champion"][hall], cfg.settings)]
+    want = [[play_duplicate(ashe_player(g, cfg.settings), o, 4, seed).mbb_per_hand()[0] for o in opponents]
+            for g in run.population]
+    assert np.allclose(r["mbb"][0], want)
+    assert np.allclose(r["weights"], [1 / 3, 1 / 3, 1 / 3]) and sum(r["suggested_deals"]) == 12
