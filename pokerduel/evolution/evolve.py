@@ -110,8 +110,7 @@ INITS = ("random", *HANDMADE)
 LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "read_reraises": False,
                   "lookahead": False, "init": "random", "freeze_init": False, "common_decks": False,
                   "opponent_weights": None, "matches": 1, "batch": 1, "targets": None, "opponent_deals": None,
-                  "validate_window": 0,
-                  "validate_matches": 8, "validate_rule": "ane", "validate_finalists": 0,
+                  "validate_window": 0, "validate_matches": 8, "validate_rule": "ane", "validate_finalists": 0,
                   "validate_final_matches": 20}
 #: how ``validate`` ranks the re-scored champions: ``ane`` (the run's fitness: ANE with its targets and opponent
 #: weights) or ``shortfall`` (the smallest worst shortfall below the targets, each in units of its target; ties,
