@@ -56,22 +56,15 @@ def _parse_options(pairs):
     return out
 
 
-def _parse_floats(text, hint):
+def _parse_numbers(text, hint, kind=float):
+    """Comma-separated numbers of ``kind`` (None stays None); anything else is a usage error."""
     if text is None:
         return None
     try:
-        return tuple(float(x) for x in text.split(","))
+        return tuple(kind(x) for x in text.split(","))
     except ValueError:
-        raise click.BadParameter(f"{text!r}: expected comma-separated numbers", param_hint=hint) from None
-
-
-def _parse_ints(text, hint):
-    if text is None:
-        return None
-    try:
-        return tuple(int(x) for x in text.split(","))
-    except ValueError:
-        raise click.BadParameter(f"{text!r}: expected comma-separated whole numbers", param_hint=hint) from None
+        what = "whole numbers" if kind is int else "numbers"
+        raise click.BadParameter(f"{text!r}: expected comma-separated {what}", param_hint=hint) from None
 
 
 def _parse_targets(text):
@@ -243,8 +236,8 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
     options = dict(
         fitness=fitness, opponents=split_specs(opponents), hall_of_fame=hall_of_fame,
         hall_policy=hall_policy, pool_weights=tuple(pool_weights), deals=deals, matches=matches,
-        opponent_weights=_parse_floats(opponent_weights, "--opponent-weights"), targets=_parse_targets(targets),
-        opponent_deals=_parse_ints(opponent_deals, "--opponent-deals"),
+        opponent_weights=_parse_numbers(opponent_weights, "--opponent-weights"), targets=_parse_targets(targets),
+        opponent_deals=_parse_numbers(opponent_deals, "--opponent-deals", int),
         validate_window=validate_window, validate_matches=validate_matches, validate_rule=validate_rule,
         validate_finalists=validate_finalists, validate_final_matches=validate_final_matches,
         population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
