@@ -4,9 +4,9 @@ ANE ranks a generation's players on one set of common decks. This plays a run's 
 each of its fixed opponents (the training opponents and the hall of fame it ended with) on ``--deck-sets``
 independent deck sets of the run's ``deals`` each, and reports per opponent: the players' own spread, the
 noise that ranks them on one deck set (what the decks do to one player and not another), the share of one
-deck set's spread that is the players' own (its reliability), and the opponent's share of the fitness's noise, from its
-weight in the fitness (pool and opponent weights) and its normaliser (the best player's result, as in
-``fitness.ane``; targets are left out). The last column spreads the run's deals per player over the
+deck set's spread that is the players' own (its reliability), and the opponent's share of the fitness's
+noise, from its weight in the fitness (pool and opponent weights) and its normaliser (the best player's
+result, as in ``fitness.ane``; targets are left out). The last column spreads the run's deals per player over the
 opponents in proportion to that noise (Neyman allocation: the least noisy fitness for the same hands).
 
     python scripts/fitness_noise.py runs/table2/seed45.h5 --deck-sets 4
@@ -22,7 +22,7 @@ import numpy as np
 
 from pokerduel.engine.rules import BIG_BLIND
 from pokerduel.evolution.evolve import POOLS, fixed_players, load_run, training_opponents
-from pokerduel.evolution.fitness import earnings_matrix, mbb_per_hand
+from pokerduel.evolution.fitness import ane, earnings_matrix, mbb_per_hand
 from pokerduel.infra.parallel import get_backend
 from pokerduel.players.genomes import ashe_player
 
@@ -47,6 +47,15 @@ def fitness_noise(mbb: np.ndarray, column_weights: np.ndarray, floor: float = 0.
     part = column_weights * np.sqrt(noise2) / top
     return {"spread": np.sqrt(own2), "noise": np.sqrt(noise2), "reliability": own2 / np.maximum(own2 + noise2, 1e-300),
             "normaliser": top, "share": part / part.sum()}
+
+
+def column_weights(cfg, n_hall: int) -> np.ndarray:
+    """Each fixed opponent's weight in the run's fitness (the training opponents, then ``n_hall`` hall members):
+    ``fitness.ane`` of a unit result against that opponent alone."""
+    m = len(cfg.opponents) + n_hall
+    pools = [POOLS.index("opponents")] * len(cfg.opponents) + [POOLS.index("hall")] * n_hall
+    columns = None if cfg.opponent_weights is None else [*cfg.opponent_weights, *[1.0] * n_hall]
+    return ane(np.eye(m) * BIG_BLIND, np.array(pools), cfg.pool_weights, column_weights=columns)
 
 
 def neyman_deals(share: np.ndarray, total: int, multiple: int = 1) -> np.ndarray:
@@ -89,15 +98,12 @@ def main(argv=None) -> int:
                                                      matches=cfg.matches)[0], deals) for s in seeds])
     n_opp = len(cfg.opponents)
     n_hall = len(fixed) - n_opp
-    w_pop, w_hall, w_opp = cfg.pool_weights
-    rel = np.ones(n_opp) if cfg.opponent_weights is None else np.asarray(cfg.opponent_weights)
-    total = w_opp + (w_hall if n_hall else 0)
-    weights = np.concatenate([w_opp / total * rel / rel.sum(), np.full(n_hall, w_hall / total / max(n_hall, 1))])
+    weights = column_weights(cfg, n_hall)
     out = fitness_noise(mbb, weights, float(mbb_per_hand(BIG_BLIND, deals)))
     suggested = neyman_deals(out["share"], deals * len(fixed), cfg.matches)
     names = [*cfg.opponents, *[f.name for f in fixed[n_opp:]]]
     print(f"{args.run}: {len(players)} players, {args.deck_sets} deck sets of {deals} deals "
-          f"(pools {', '.join(POOLS[1:])} weighted {w_hall:g}, {w_opp:g})")
+          f"(pools {', '.join(POOLS[1:])} weighted {cfg.pool_weights[1]:g}, {cfg.pool_weights[2]:g})")
     print("| opponent | mean | players' spread | noise of one deck set | reliability | fitness weight | "
           "share of the fitness noise | deals in proportion |")
     print("|---|---|---|---|---|---|---|---|")
