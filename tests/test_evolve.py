@@ -585,6 +585,55 @@ def test_validate_champions_chooses_what_a_validate_window_would_have(tmp_path, 
     assert np.allclose(r["final_mbb"], final["final_mbb"])
 
 
+def _matches_json(path, results):
+    with open(path, "w") as f:
+        json.dump({"deals": 500, "seed": 1, "explore": None, "results": results}, f)
+
+
+def test_champion_table_flags_the_goal_and_pairs_two_arms_by_run(tmp_path, monkeypatch):
+    ct = _script("champion_table", monkeypatch)
+    table2 = dict(zip(TRAINING_BOTS, (998.6, 40368.0, 36158.0, 9800.0)))
+    ci = dict(zip(TRAINING_BOTS, (2.6, 1989.0, 1488.0, 1647.0)))
+    held = ("tight-aggressive", "loose-passive", "bluffer", "check-raiser", "pot-odds")
+
+    def run(maniac, tag, shift=0.0):
+        r = {b: {"mean": table2[b] + shift, "ci": 10.0} for b in TRAINING_BOTS}
+        r["hothead-maniac"] = {"mean": maniac, "ci": 500.0}
+        return r, {b: {"mean": tag if b == "tight-aggressive" else 1000.0, "ci": 300.0} for b in held}
+
+    # the Maniac's interval reaches Table 2's lower end exactly (36,158 - 1,488) in seed 1, falls 1 short in seed 2;
+    # a loss of -300 +- 300 is a tie, -301 +- 300 a loss
+    a = {"runs/a/seed1.h5": run(34170.0, -300.0), "runs/a/seed2.h5": run(34169.0, 0.0), "runs/a/seed3.h5": run(37000.0, -301.0)}
+    b = {"runs/b/seed1.h5": run(35000.0, 0.0, -5.0), "runs/b/seed2.h5": run(36000.0, 0.0, -5.0),
+         "runs/b/seed3.h5": run(35500.0, 0.0, -5.0)}
+    for name, arm in (("a", a), ("b", b)):
+        _matches_json(tmp_path / f"{name}_train.json", {k: v[0] for k, v in arm.items()})
+        _matches_json(tmp_path / f"{name}_held.json", {k: v[1] for k, v in arm.items()})
+    arm_a = ct.read_arm([tmp_path / "a_train.json", tmp_path / "a_held.json"])
+    arm_b = ct.read_arm([tmp_path / "b_train.json", tmp_path / "b_held.json"])
+    assert sorted(arm_a) == ["seed1.h5", "seed2.h5", "seed3.h5"] and len(arm_a["seed1.h5"]) == 9
+    assert [ct.halves(arm_a[r]) for r in sorted(arm_a)] == [(True, True), (False, True), (True, False)]
+    assert ct.halves({}) == (False, False)
+    text = ct.table(arm_a, arm_b)
+    assert "| seed2.h5 | +999 ± 10 | +40,368 ± 10 | **+34,169 ± 500** |" in text
+    assert "**−301 ± 300**" in text and "1 of 3 both" in text and "3 of 3 both" in text
+    # paired differences by hand: the Maniac -830, -1831, +1500; every other training bot +5 in every run
+    d = np.array([34170 - 35000, 34169 - 36000, 37000 - 35500], float)
+    half = 4.302652729911275 * d.std(ddof=1) / np.sqrt(3)
+    assert f"{d.mean():+,.0f} ± {half:,.0f}".replace("-", "−") in text.splitlines()[-1]
+    assert text.splitlines()[-1].count("**+5 ± 0**") == 3
+    # Welch against Table 2: the standard errors of both means, Table 2's from its interval over 21 runs
+    x = np.array([34170.0, 34169.0, 37000.0])
+    se1, se2 = x.std(ddof=1) / np.sqrt(3), 1488.0 / 2.0859634472658644
+    df = (se1 ** 2 + se2 ** 2) ** 2 / (se1 ** 4 / 2 + se2 ** 4 / 20)
+    from scipy.stats import t as t_dist
+    m, c = ct.versus_table2(x, "hothead-maniac")
+    assert m == pytest.approx(x.mean() - 36158.0) and c == pytest.approx(t_dist.ppf(0.975, df) * np.hypot(se1, se2))
+    with pytest.raises(SystemExit) as err:
+        ct.main([str(tmp_path / "a_train.json"), "--versus", str(tmp_path / "nothere.json")])
+    assert err.value.code == 2
+
+
 def test_fitness_noise_separates_the_players_own_spread_from_the_luck_of_their_decks(monkeypatch):
     """Two-way analysis of variance on synthetic results: a deck set's effect on every player alike is not
     noise; the players' own spread and the interaction are recovered within a few standard errors."""

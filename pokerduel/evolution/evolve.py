@@ -118,6 +118,8 @@ LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "r
 VALIDATE_RULES = ("ane", "shortfall")
 #: ASHE 1.0's champions against its four training bots, mean mBB/hand (Li & Miikkulainen 2017, Table 2)
 ASHE1_TABLE2 = dict(zip(TRAINING_BOTS, (998.6, 40368.0, 36158.0, 9800.0)))
+#: the half-widths of Table 2's 95 % intervals over ASHE 1.0's 21 champions (each tested on 500 games per bot)
+ASHE1_TABLE2_CI = dict(zip(TRAINING_BOTS, (2.6, 1989.0, 1488.0, 1647.0)))
 #: named option sets (``--preset``); options given explicitly override them. ``ashe1``: ASHE 1.0 exactly.
 #: ``generalist``: ASHE 1.0's fitness at its hands per generation (9 opponents x 222 deals), from the hand-built
 #: player, against the four bots, the hand-built player and a hall of fame of the last 4 champions weighted
