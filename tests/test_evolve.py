@@ -593,7 +593,6 @@ def _matches_json(path, results):
 def test_champion_table_flags_the_goal_and_pairs_two_arms_by_run(tmp_path, monkeypatch):
     ct = _script("champion_table", monkeypatch)
     table2 = dict(zip(TRAINING_BOTS, (998.6, 40368.0, 36158.0, 9800.0)))
-    ci = dict(zip(TRAINING_BOTS, (2.6, 1989.0, 1488.0, 1647.0)))
     held = ("tight-aggressive", "loose-passive", "bluffer", "check-raiser", "pot-odds")
 
     def run(maniac, tag, shift=0.0):
