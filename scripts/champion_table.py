@@ -70,6 +70,8 @@ def versus_table2(x, bot: str) -> tuple[float, float]:
     """The mean of ``x`` minus Table 2's against ``bot``, with a 95 % interval from both standard errors
     (Welch-Satterthwaite degrees of freedom; Table 2's standard error from its interval over 21 runs)."""
     x = np.asarray(x, np.float64)
+    if len(x) < 2:
+        return float(x.mean() - ASHE1_TABLE2[bot]) if len(x) else float("nan"), float("nan")
     se1 = x.std(ddof=1) / np.sqrt(len(x))
     se2 = ASHE1_TABLE2_CI[bot] / t_dist.ppf(0.975, ASHE1_RUNS - 1)
     df = (se1 ** 2 + se2 ** 2) ** 2 / (se1 ** 4 / (len(x) - 1) + se2 ** 4 / (ASHE1_RUNS - 1))
