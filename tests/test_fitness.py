@@ -541,7 +541,8 @@ def test_cli_table2_preset(tmp_path):
     --validate-window: among the last ones); another opponent list without matching targets is a usage error."""
     assert {k: v for k, v in PRESETS["table2"].items() if k in PRESETS["refine"]} == PRESETS["refine"]
     args = ["evolve", "--preset", "table2", "--population", "4", "--keep", "2", "--generations", "2",
-            "--hall-of-fame", "1", "--deals", "2", "--panel-deals", "2", "--panel-bots", "random",
+            "--hall-of-fame", "1", "--deals", "2", "--opponent-deals", "2,2,2,2,2", "--panel-deals", "2",
+            "--panel-bots", "random",
             "--prt-capacity", "64", "--backend", "serial", "--out", str(tmp_path / "t.h5")]
     r = CliRunner().invoke(main, args)
     assert r.exit_code == 0, r.output
@@ -549,6 +550,8 @@ def test_cli_table2_preset(tmp_path):
     cfg = run.config
     assert cfg.targets == (998.6, 40368.0, 36158.0, 9800.0, None) and cfg.opponents[4] == "handbuilt"
     assert cfg.opponent_weights == (1.0, 1.0, 2.0, 1.0, 1.0) and cfg.init == "reader-steady"
+    # ASHE 1.0's 500 deals against each bot, 222 against the hand-built player (overridden above to keep this short)
+    assert PRESETS["table2"]["opponent_deals"] == (500, 500, 500, 500, 222) and cfg.opponent_deals == (2,) * 5
     # the champion chosen among every generation's (the preset's 250)
     assert cfg.validate_window == 250 and cfg.validate_rule == "shortfall"
     assert list(run.validation["generations"]) == [1, 2]
