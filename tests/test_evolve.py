@@ -15,6 +15,7 @@ import h5py
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from scipy.stats import t as t_dist
 
 from pokerduel.cli import main
 from pokerduel.evolution.evolve import (
@@ -625,7 +626,6 @@ def test_champion_table_flags_the_goal_and_pairs_two_arms_by_run(tmp_path, monke
     x = np.array([34170.0, 34169.0, 37000.0])
     se1, se2 = x.std(ddof=1) / np.sqrt(3), 1488.0 / 2.0859634472658644
     df = (se1 ** 2 + se2 ** 2) ** 2 / (se1 ** 4 / 2 + se2 ** 4 / 20)
-    from scipy.stats import t as t_dist
     m, c = ct.versus_table2(x, "hothead-maniac")
     assert m == pytest.approx(x.mean() - 36158.0) and c == pytest.approx(t_dist.ppf(0.975, df) * np.hypot(se1, se2))
     with pytest.raises(SystemExit) as err:

@@ -91,7 +91,8 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
                    "hands from the reader-steady player (--init reader-steady --read-raises --read-reraises "
                    "--lookahead) with small noise and mutation (--init-range -0.03 0.03 --rate-start 0.05 "
                    "--sigma-start 0.1). table2: refine with ASHE 1.0's Table 2 means as targets and the Maniac "
-                   "weighted 2 (--targets 998.6,40368,36158,9800,- --opponent-weights 1,1,2,1,1), the run's champion "
+                   "weighted 2 (--targets 998.6,40368,36158,9800,- --opponent-weights 1,1,2,1,1), ASHE 1.0's 500 deals "
+                   "against each bot (--opponent-deals 500,500,500,500,222), the run's champion "
                    "the one of all 250 generations' least short of the targets on validation decks "
                    "(--validate-window 250 --validate-rule shortfall).")
 @click.option("--fitness", type=click.Choice(["selector", "ane"]), default="selector", show_default=True,
