@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from champion_matches import summarise
 from scipy.stats import t as t_dist
 
 from pokerduel.evolution.evolve import ASHE1_TABLE2, ASHE1_TABLE2_CI
@@ -49,21 +50,25 @@ def read_arm(paths) -> dict:
     return out
 
 
+def meets(result: dict, opponent: str) -> bool:
+    """Whether a result's interval reaches Table 2's interval (a training bot) or zero (any other opponent)."""
+    floor = ASHE1_TABLE2[opponent] - ASHE1_TABLE2_CI[opponent] if opponent in ASHE1_TABLE2 else 0.0
+    return result["mean"] + result["ci"] >= floor
+
+
 def halves(results: dict) -> tuple[bool, bool]:
     """(Table 2 within the intervals on every training bot, a win or tie against every held-out bot) of one
     run's results; an opponent missing from the results fails its half."""
-    table2 = all(b in results and results[b]["mean"] + results[b]["ci"] >= ASHE1_TABLE2[b] - ASHE1_TABLE2_CI[b]
-                 for b in TRAINING_BOTS)
-    heldout = all(b in results and results[b]["mean"] + results[b]["ci"] >= 0 for b in HELDOUT_BOTS)
-    return table2, heldout
+    return (all(b in results and meets(results[b], b) for b in TRAINING_BOTS),
+            all(b in results and meets(results[b], b) for b in HELDOUT_BOTS))
 
 
 def t_interval(x) -> tuple[float, float]:
     """Mean and the half-width of its 95 % t interval (NaN with fewer than two values)."""
-    x = np.asarray(x, np.float64)
     if len(x) < 2:
-        return float(x.mean()) if len(x) else float("nan"), float("nan")
-    return float(x.mean()), float(t_dist.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)))
+        return float(np.mean(x)) if len(x) else float("nan"), float("nan")
+    s = summarise(x)
+    return s["mean"], s["ci"]
 
 
 def versus_table2(x, bot: str) -> tuple[float, float]:
@@ -96,9 +101,7 @@ def table(arm: dict, versus: dict | None = None) -> str:
             if o not in res:
                 cells.append("")
                 continue
-            m, c = res[o]["mean"], res[o]["ci"]
-            short = m + c < (ASHE1_TABLE2[o] - ASHE1_TABLE2_CI[o] if o in ASHE1_TABLE2 else 0.0)
-            cells.append(_cell(m, c, short))
+            cells.append(_cell(res[o]["mean"], res[o]["ci"], not meets(res[o], o)))
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {'yes' if t2 else 'no'} / {'yes' if ho else 'no'} |")
 
     def mean_row(label, runs, count):
