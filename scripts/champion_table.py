@@ -5,12 +5,17 @@ or both in one) and prints a markdown table: each run's mean ± 95 % interval ov
 opponent, in bold where it is short of ASHE 1.0's Table 2 interval (a training bot: the champion's interval
 lies wholly below Table 2's) or loses to a held-out bot (its interval lies wholly below zero), and whether it
 has **both halves** of the goal (Table 2 within the intervals on all four bots, a win or tie against every
-held-out bot). Below: the mean over runs (95 % t interval over runs), and how far that mean is from Table 2's,
-with an interval that counts the uncertainty of both (Welch: ASHE 1.0's interval is over its 21 runs).
+held-out bot). Below: the mean over runs, and how far that mean is from Table 2's, with an interval that
+counts the uncertainty of both (Welch: ASHE 1.0's interval is over its 21 runs).
+
+Every run in a ``champion_matches.py`` file plays the same matches (one deck seed), so a mean over runs
+carries the luck of those decks once for all of them. Where the runs share their matches, its interval
+counts that luck as well as the runs' spread (two-way random effects, runs and matches, with Satterthwaite's
+degrees of freedom); a t interval over the runs' means alone would leave it out.
 
 ``--versus`` reads a second arm's files; runs pair by their file's name (``seed45.h5`` with ``seed45.h5``), and
-the paired differences (this arm minus the other, 95 % t interval over the paired runs) are printed in bold
-where the interval excludes zero.
+the paired differences (this arm minus the other, 95 % interval over the paired runs, and their shared
+matches where both arms played the same ones) are printed in bold where the interval excludes zero.
 
     python scripts/champion_matches.py runs/t2/seed*.h5 --matches 20 --json t2_train.json
     python scripts/champion_matches.py runs/t2/seed*.h5 --matches 5 --json t2_held.json \\
@@ -26,7 +31,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from champion_matches import summarise
 from scipy.stats import t as t_dist
 
 from pokerduel.evolution.evolve import ASHE1_TABLE2, ASHE1_TABLE2_CI
@@ -37,16 +41,18 @@ ASHE1_RUNS = 21
 
 
 def read_arm(paths) -> dict:
-    """``{run name: {opponent: {"mean", "ci"}}}`` merged from ``champion_matches.py --json`` files; a run is
-    named by its file's name (``RUN.h5:champion:G`` keeps its suffix), so two arms' runs of one seed pair."""
+    """``{run name: {opponent: {"mean", "ci", "matches", "decks"}}}`` merged from ``champion_matches.py --json``
+    files; a run is named by its file's name (``RUN.h5:champion:G`` keeps its suffix), so two arms' runs of one
+    seed pair. ``decks`` is the file's (deck seed, deals): runs with equal ``decks`` played the same matches."""
     out: dict = {}
     for path in paths:
         with open(path) as f:
             data = json.load(f)
         if "results" not in data:
             raise ValueError(f"{path} is not a champion_matches.py --json file (no 'results')")
+        decks = (data.get("seed"), data.get("deals"))
         for run, opps in data["results"].items():
-            out.setdefault(Path(run).name, {}).update(opps)
+            out.setdefault(Path(run).name, {}).update({o: {**r, "decks": decks} for o, r in opps.items()})
     return out
 
 
@@ -63,24 +69,55 @@ def halves(results: dict) -> tuple[bool, bool]:
             all(b in results and meets(results[b], b) for b in HELDOUT_BOTS))
 
 
-def t_interval(x) -> tuple[float, float]:
-    """Mean and the half-width of its 95 % t interval (NaN with fewer than two values)."""
-    if len(x) < 2:
-        return float(np.mean(x)) if len(x) else float("nan"), float("nan")
-    s = summarise(x)
-    return s["mean"], s["ci"]
-
-
-def versus_table2(x, bot: str) -> tuple[float, float]:
-    """The mean of ``x`` minus Table 2's against ``bot``, with a 95 % interval from both standard errors
-    (Welch-Satterthwaite degrees of freedom; Table 2's standard error from its interval over 21 runs)."""
+def over_runs(x) -> tuple[float, float, float]:
+    """Mean over runs, its standard error and degrees of freedom. ``x`` is a runs × matches array of every
+    run's results on the same matches (the SE counts the matches' shared luck: two-way random effects,
+    Satterthwaite), or one value per run (runs on independent decks: the SE of a mean over runs)."""
     x = np.asarray(x, np.float64)
-    if len(x) < 2:
-        return float(x.mean() - ASHE1_TABLE2[bot]) if len(x) else float("nan"), float("nan")
-    se1 = x.std(ddof=1) / np.sqrt(len(x))
+    if x.ndim == 1 or x.shape[1] < 2:
+        x = x.reshape(len(x), -1).mean(axis=1)
+        if len(x) < 2:
+            return float(np.mean(x)) if len(x) else float("nan"), float("nan"), float("nan")
+        return float(x.mean()), float(x.std(ddof=1) / np.sqrt(len(x))), float(len(x) - 1)
+    r, j = x.shape
+    if r < 2:
+        return float(x.mean()), float("nan"), float("nan")
+    runs, matches = x.mean(axis=1), x.mean(axis=0)
+    ms_run, ms_match = j * runs.var(ddof=1), r * matches.var(ddof=1)
+    ms_res = float(((x - runs[:, None] - matches[None, :] + x.mean()) ** 2).sum() / ((r - 1) * (j - 1)))
+    if ms_match <= ms_res:  # no luck shared by the matches beyond the residual: the runs' means alone
+        return float(x.mean()), float(np.sqrt(ms_run / (r * j))), float(r - 1)
+    var = (ms_run + ms_match - ms_res) / (r * j)
+    df = (ms_run + ms_match - ms_res) ** 2 / (ms_run ** 2 / (r - 1) + ms_match ** 2 / (j - 1)
+                                             + ms_res ** 2 / ((r - 1) * (j - 1)))
+    return float(x.mean()), float(np.sqrt(var)), float(df)
+
+
+def interval(estimate) -> tuple[float, float]:
+    """Mean and 95 % half-width of an ``over_runs`` estimate."""
+    mean, se, df = estimate
+    return mean, float(t_dist.ppf(0.975, df) * se) if np.isfinite(se) else float("nan")
+
+
+def results_of(runs, opponent: str):
+    """The runs' results against ``opponent`` for ``over_runs``: every match where all runs played the same
+    matches (one deck seed and deal count, as many matches), else each run's mean."""
+    rs = [runs[r][opponent] for r in runs if opponent in runs[r]]
+    same = len({(tuple(r.get("decks", (None, None))), len(r.get("matches", ()))) for r in rs}) == 1
+    if rs and same and None not in rs[0].get("decks", (None,)) and len(rs[0].get("matches", ())) >= 2:
+        return np.array([r["matches"] for r in rs], np.float64)
+    return np.array([r["mean"] for r in rs], np.float64)
+
+
+def versus_table2(estimate, bot: str) -> tuple[float, float]:
+    """An ``over_runs`` estimate minus Table 2's mean against ``bot``, with a 95 % interval from both standard
+    errors (Welch-Satterthwaite degrees of freedom; Table 2's standard error from its interval over 21 runs)."""
+    mean, se1, df1 = estimate
+    if not np.isfinite(se1):
+        return mean - ASHE1_TABLE2[bot], float("nan")
     se2 = ASHE1_TABLE2_CI[bot] / t_dist.ppf(0.975, ASHE1_RUNS - 1)
-    df = (se1 ** 2 + se2 ** 2) ** 2 / (se1 ** 4 / (len(x) - 1) + se2 ** 4 / (ASHE1_RUNS - 1))
-    return float(x.mean() - ASHE1_TABLE2[bot]), float(t_dist.ppf(0.975, df) * np.hypot(se1, se2))
+    df = (se1 ** 2 + se2 ** 2) ** 2 / (se1 ** 4 / df1 + se2 ** 4 / (ASHE1_RUNS - 1))
+    return mean - ASHE1_TABLE2[bot], float(t_dist.ppf(0.975, df) * np.hypot(se1, se2))
 
 
 def _cell(mean: float, ci: float, bold: bool = False) -> str:
@@ -105,12 +142,11 @@ def table(arm: dict, versus: dict | None = None) -> str:
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {'yes' if t2 else 'no'} / {'yes' if ho else 'no'} |")
 
     def mean_row(label, runs, count):
-        cells = [_cell(*t_interval([runs[r][o]["mean"] for r in runs if o in runs[r]])) for o in opps]
+        cells = [_cell(*interval(over_runs(results_of(runs, o)))) for o in opps]
         return f"| {label} | " + " | ".join(cells) + f" | {count} of {len(runs)} both |"
 
-    lines.append(mean_row(f"mean of the {len(arm)} (95 % t interval over runs)", arm, both))
-    cells = [_cell(*versus_table2([r[o]["mean"] for r in arm.values() if o in r], o)) if o in ASHE1_TABLE2 else ""
-             for o in opps]
+    lines.append(mean_row(f"mean of the {len(arm)} (95 % interval over runs and shared matches)", arm, both))
+    cells = [_cell(*versus_table2(over_runs(results_of(arm, o)), o)) if o in ASHE1_TABLE2 else "" for o in opps]
     lines.append("| the mean minus Table 2's (95 % interval of both, Welch) | " + " | ".join(cells) + " | |")
     if versus is not None:
         common = [r for r in arm if r in versus]
@@ -121,8 +157,12 @@ def table(arm: dict, versus: dict | None = None) -> str:
         lines.append(mean_row(f"--versus, the same {len(common)} runs", v, vboth))
         cells = []
         for o in opps:
-            d = [arm[r][o]["mean"] - v[r][o]["mean"] for r in common if o in arm[r] and o in v[r]]
-            m, c = t_interval(d)
+            both_arms = [r for r in common if o in arm[r] and o in v[r]]
+            a, b = results_of({r: arm[r] for r in both_arms}, o), results_of({r: v[r] for r in both_arms}, o)
+            if a.shape != b.shape or (a.ndim == 2 and {arm[r][o]["decks"] for r in both_arms}
+                                      != {v[r][o]["decks"] for r in both_arms}):
+                a, b = a.reshape(len(a), -1).mean(axis=1), b.reshape(len(b), -1).mean(axis=1)
+            m, c = interval(over_runs(a - b))
             cells.append(_cell(m, c, bool(np.isfinite(c) and abs(m) > c)))
         lines.append("| paired by run, this arm minus --versus | " + " | ".join(cells) + " | |")
     return "\n".join(lines)

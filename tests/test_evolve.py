@@ -626,11 +626,41 @@ def test_champion_table_flags_the_goal_and_pairs_two_arms_by_run(tmp_path, monke
     x = np.array([34170.0, 34169.0, 37000.0])
     se1, se2 = x.std(ddof=1) / np.sqrt(3), 1488.0 / 2.0859634472658644
     df = (se1 ** 2 + se2 ** 2) ** 2 / (se1 ** 4 / 2 + se2 ** 4 / 20)
-    m, c = ct.versus_table2(x, "hothead-maniac")
+    m, c = ct.versus_table2(ct.over_runs(x), "hothead-maniac")
     assert m == pytest.approx(x.mean() - 36158.0) and c == pytest.approx(t_dist.ppf(0.975, df) * np.hypot(se1, se2))
     with pytest.raises(SystemExit) as err:
         ct.main([str(tmp_path / "a_train.json"), "--versus", str(tmp_path / "nothere.json")])
     assert err.value.code == 2
+
+
+def test_champion_table_counts_the_luck_of_matches_every_run_shares(monkeypatch):
+    """Runs tested on the same matches share those matches' luck. Simulated from the two-way random-effects model
+    (run, match, residual SDs 1, 1.5, 2; 10 runs x 20 matches; the mean's true variance 1/10 + 2.25/20 + 4/200):
+    the interval over runs and matches covers the true mean about 95 % of the time (binomial SE 0.5 % over 2,000
+    replicates; Satterthwaite's df is an approximation, so 93-97.5 %), where a t interval over the runs' means
+    alone covers it far less often."""
+    ct = _script("champion_table", monkeypatch)
+    rng = np.random.default_rng(7)
+    covered, covered_runs_only, variances = 0, 0, []
+    for _ in range(2000):
+        x = rng.normal(0, 1, (10, 1)) + rng.normal(0, 1.5, (1, 20)) + rng.normal(0, 2, (10, 20))
+        est = ct.over_runs(x)
+        m, half = ct.interval(est)
+        covered += abs(m) <= half
+        variances.append(est[1] ** 2)
+        m1, half1 = ct.interval(ct.over_runs(x.mean(axis=1)))
+        covered_runs_only += abs(m1) <= half1
+    assert 0.93 <= covered / 2000 <= 0.975 and covered_runs_only / 2000 < 0.9
+    assert np.mean(variances) == pytest.approx(1 / 10 + 2.25 / 20 + 4 / 200, rel=0.05)  # the SE's own spread ~1 %
+    # one value per run (independent decks): the t interval over runs
+    y = np.array([1.0, 4.0, 2.0, 7.0])
+    assert ct.interval(ct.over_runs(y)) == pytest.approx((3.5, t_dist.ppf(0.975, 3) * y.std(ddof=1) / 2))
+    # results_of takes every match only where all runs played the same ones
+    runs = {"a": {"o": {"mean": 1.0, "matches": [0.0, 2.0], "decks": (5, 500)}},
+            "b": {"o": {"mean": 3.0, "matches": [2.0, 4.0], "decks": (5, 500)}}}
+    assert ct.results_of(runs, "o").shape == (2, 2)
+    runs["b"]["o"]["decks"] = (6, 500)
+    assert list(ct.results_of(runs, "o")) == [1.0, 3.0]
 
 
 def test_fitness_noise_separates_the_players_own_spread_from_the_luck_of_their_decks(monkeypatch):
