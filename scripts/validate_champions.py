@@ -6,11 +6,13 @@ deals per opponent). ``evolve.validate`` plays each of the last ``--window`` gen
 same fresh decks (the run's validation seed, or ``--seed``), and ranks them by the run's ANE over those
 opponents (its targets and opponent weights), or with ``--rule shortfall`` by the worst shortfall below the
 run's targets; with ``--finalists`` the first few are re-scored on ``--final-matches`` matches of 500
-deals on other fresh decks, and those results alone decide. Only training opponents are used: the held-out
-panel stays out of every choice. This script does that for runs finished without ``--validate-window`` and prints the
-chosen generation; the run file is not changed.
+deals on other fresh decks, and those results alone decide (``--reuse-first-stage``: the first stage as the run
+stored it, only the finalists played). Only training opponents are used: the held-out panel stays out of every
+choice. This script does that for runs finished without ``--validate-window``, or again with other options, and
+prints the chosen generation; the run file is not changed.
 
     python scripts/validate_champions.py runs/table2/seed*.h5 --window 50 --json val.json
+    python scripts/validate_champions.py runs/table2/seed*.h5 --window 250 --finalists 20 --reuse-first-stage
     python scripts/champion_matches.py runs/table2/seed3.h5:champion:G    # then test the chosen champion
 """
 
@@ -37,6 +39,9 @@ def main(argv=None) -> int:
     ap.add_argument("--final-matches", type=int, default=None,
                     help="matches of 500 deals per finalist and opponent (default: the run's)")
     ap.add_argument("--seed", type=int, default=None, help="deck seed (default: the run's validation seed)")
+    ap.add_argument("--reuse-first-stage", action="store_true",
+                    help="take the first stage from the run file (a run validated with this --window and "
+                         "--matches on its own validation seed) and play only the finalists")
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--json", default=None, help="write every champion's results here")
     args = ap.parse_args(argv)
@@ -55,7 +60,16 @@ def main(argv=None) -> int:
                               **{k: v for k, v in given.items() if v is not None})
             except ValueError as err:
                 ap.error(f"{path}: {err}")
-            v = validate(cfg, list(run.records["champion"]), backend, args.seed)
+            first = None
+            if args.reuse_first_stage:
+                if run.validation is None or args.seed is not None or run.config.validate_matches != args.matches:
+                    ap.error(f"{path}: --reuse-first-stage needs a run validated on its own decks with --matches "
+                             f"{args.matches} (and no --seed)")
+                first = run.validation
+            try:
+                v = validate(cfg, list(run.records["champion"]), backend, args.seed, first_stage=first)
+            except ValueError as err:
+                ap.error(f"{path}: {err}")
             b = list(v["generations"]).index(v["champion"])
             cells = [" / ".join(f"{x:+,.0f}" for x in v["mbb"][i]) for i in (b, -1)]
             if "finalists" in v:      # the finalists' own decks decided: show those

@@ -584,6 +584,24 @@ def test_validate_champions_chooses_what_a_validate_window_would_have(tmp_path, 
     (r,) = json.loads(out.read_text())["results"]
     assert r["champion"] == final["champion"] and r["finalists"] == list(final["finalists"])
     assert np.allclose(r["final_mbb"], final["final_mbb"])
+    # the same second stage on a run validated in one stage, its first stage taken from the file
+    assert _script("validate_champions", monkeypatch).main(
+        [str(tmp_path / "w.h5"), "--window", "2", "--matches", "2", "--finalists", "2", "--final-matches", "1",
+         "--reuse-first-stage", "--workers", "1", "--json", str(out)]) == 0
+    (r,) = json.loads(out.read_text())["results"]
+    assert r["champion"] == final["champion"] and r["finalists"] == list(final["finalists"])
+    assert np.allclose(r["final_mbb"], final["final_mbb"]) and np.allclose(r["mbb"], stored["mbb"])
+    for bad in (["--window", "3"], ["--matches", "3"], ["--seed", "5"]):  # not the stored stage: usage errors
+        args = {"--window": "2", "--matches": "2", **dict(zip(bad[::2], bad[1::2]))}
+        with pytest.raises(SystemExit) as err:
+            _script("validate_champions", monkeypatch).main(
+                [str(tmp_path / "w.h5"), *sum(([k, v] for k, v in args.items()), []), "--finalists", "2",
+                 "--reuse-first-stage", "--workers", "1"])
+        assert err.value.code == 2
+    with pytest.raises(SystemExit) as err:                 # a run without a stored validation
+        _script("validate_champions", monkeypatch).main([str(tmp_path / "v.h5"), "--window", "2", "--matches", "2",
+                                                         "--finalists", "2", "--reuse-first-stage"])
+    assert err.value.code == 2
 
 
 def _matches_json(path, results):

@@ -991,7 +991,7 @@ def _rescore(cfg: EvolveConfig, players: list, matches: int, match_deals: int, s
 
 
 def validate(cfg: EvolveConfig, champions: list, backend, seed: int | None = None,
-             final_seed: int | None = None) -> dict:
+             final_seed: int | None = None, first_stage: dict | None = None) -> dict:
     """The run's champion among the last ``cfg.validate_window`` generations' ``champions``: each plays
     ``validate_matches`` matches of ``panel_deals`` deals against every training opponent, all on the same
     fresh decks (``seed``; by default ``validation_seed``), and they are ranked by ``cfg.validate_rule``
@@ -1004,12 +1004,21 @@ def validate(cfg: EvolveConfig, champions: list, backend, seed: int | None = Non
 
     Returns the ``generations`` (1-based) re-scored, their ``mbb`` (mBB/hand, generations x training
     opponents), ``fitness`` (ANE) and the ``champion``'s generation; with finalists also ``finalists``
-    (generations, in the first stage's order), ``final_mbb`` and ``final_fitness``."""
+    (generations, in the first stage's order), ``final_mbb`` and ``final_fitness``.
+
+    ``first_stage``: a stored validation of these champions (its ``generations``, ``mbb`` and ``fitness``, as
+    a finished run keeps them) taken as the first stage instead of playing it again."""
     G = len(champions)
     gens = np.arange(max(1, G - cfg.validate_window + 1), G + 1, dtype=np.int64)
     players = [ashe_player(champions[g - 1], cfg.settings, name=f"champion:{g}") for g in gens]
-    seed = validation_seed(cfg) if seed is None else seed
-    mbb, fitness = _rescore(cfg, players, cfg.validate_matches, cfg.panel_deals, seed, backend)
+    if first_stage is not None:
+        if not np.array_equal(first_stage["generations"], gens):
+            raise ValueError(f"the stored first stage re-scored generations {first_stage['generations'][0]}.."
+                             f"{first_stage['generations'][-1]}, not the window's {gens[0]}..{gens[-1]}")
+        mbb, fitness = np.asarray(first_stage["mbb"]), np.asarray(first_stage["fitness"])
+    else:
+        seed = validation_seed(cfg) if seed is None else seed
+        mbb, fitness = _rescore(cfg, players, cfg.validate_matches, cfg.panel_deals, seed, backend)
     order = rank_validated(mbb, fitness, cfg.targets, cfg.validate_rule)
     out = {"generations": gens, "mbb": mbb, "fitness": fitness, "champion": int(gens[order[0]])}
     if cfg.validate_finalists:
