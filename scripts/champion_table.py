@@ -74,14 +74,13 @@ def over_runs(x) -> tuple[float, float, float]:
     run's results on the same matches (the SE counts the matches' shared luck: two-way random effects,
     Satterthwaite), or one value per run (runs on independent decks: the SE of a mean over runs)."""
     x = np.asarray(x, np.float64)
-    if x.ndim == 1 or x.shape[1] < 2:
-        x = x.reshape(len(x), -1).mean(axis=1)
-        if len(x) < 2:
-            return float(np.mean(x)) if len(x) else float("nan"), float("nan"), float("nan")
+    if x.ndim == 2 and x.shape[1] < 2:
+        x = x.mean(axis=1)
+    if len(x) < 2:
+        return float(x.mean()) if x.size else float("nan"), float("nan"), float("nan")
+    if x.ndim == 1:
         return float(x.mean()), float(x.std(ddof=1) / np.sqrt(len(x))), float(len(x) - 1)
     r, j = x.shape
-    if r < 2:
-        return float(x.mean()), float("nan"), float("nan")
     runs, matches = x.mean(axis=1), x.mean(axis=0)
     ms_run, ms_match = j * runs.var(ddof=1), r * matches.var(ddof=1)
     ms_res = float(((x - runs[:, None] - matches[None, :] + x.mean()) ** 2).sum() / ((r - 1) * (j - 1)))
@@ -103,10 +102,16 @@ def results_of(runs, opponent: str):
     """The runs' results against ``opponent`` for ``over_runs``: every match where all runs played the same
     matches (one deck seed and deal count, as many matches), else each run's mean."""
     rs = [runs[r][opponent] for r in runs if opponent in runs[r]]
-    same = len({(tuple(r.get("decks", (None, None))), len(r.get("matches", ()))) for r in rs}) == 1
-    if rs and same and None not in rs[0].get("decks", (None,)) and len(rs[0].get("matches", ())) >= 2:
-        return np.array([r["matches"] for r in rs], np.float64)
+    shapes = {(r.get("decks"), len(r.get("matches", ()))) for r in rs}
+    if len(shapes) == 1:
+        ((decks, n),) = shapes
+        if decks is not None and None not in decks and n >= 2:
+            return np.array([r["matches"] for r in rs], np.float64)
     return np.array([r["mean"] for r in rs], np.float64)
+
+
+def _run_means(x: np.ndarray) -> np.ndarray:
+    return x if x.ndim == 1 else x.mean(axis=1)
 
 
 def versus_table2(estimate, bot: str) -> tuple[float, float]:
@@ -159,10 +164,9 @@ def table(arm: dict, versus: dict | None = None) -> str:
         for o in opps:
             both_arms = [r for r in common if o in arm[r] and o in v[r]]
             a, b = results_of({r: arm[r] for r in both_arms}, o), results_of({r: v[r] for r in both_arms}, o)
-            if a.shape != b.shape or (a.ndim == 2 and {arm[r][o]["decks"] for r in both_arms}
-                                      != {v[r][o]["decks"] for r in both_arms}):
-                a, b = a.reshape(len(a), -1).mean(axis=1), b.reshape(len(b), -1).mean(axis=1)
-            m, c = interval(over_runs(a - b))
+            same_matches = a.shape == b.shape and (a.ndim == 1 or arm[both_arms[0]][o]["decks"]
+                                                   == v[both_arms[0]][o]["decks"])
+            m, c = interval(over_runs(a - b if same_matches else _run_means(a) - _run_means(b)))
             cells.append(_cell(m, c, bool(np.isfinite(c) and abs(m) > c)))
         lines.append("| paired by run, this arm minus --versus | " + " | ".join(cells) + " | |")
     return "\n".join(lines)
