@@ -13,6 +13,7 @@ hundred (``docs/results/evolution.md`` §2, *Measured precisely*).
 
     python scripts/champion_matches.py runs/ashe1/seed*.h5 --opponents hothead-maniac --matches 20 [--explore 0.05]
     python scripts/champion_matches.py reader reader-folds --matches 20   # hand-made players, measured alike
+    python scripts/champion_matches.py reader-steady reader-river --lookahead   # as table2 starts from them
     python scripts/champion_matches.py runs/ashe1/seed1.h5:champion:200   # generation 200's champion
 """
 
@@ -30,7 +31,7 @@ from pokerduel.evolution.evolve import load_run, resolve_opponent
 from pokerduel.infra.parallel import get_backend
 from pokerduel.play.matches import play_duplicate
 from pokerduel.players.base import TRAINING_BOTS
-from pokerduel.players.genomes import HANDMADE, ashe_player
+from pokerduel.players.genomes import HANDMADE, ashe_player, handmade_settings
 
 #: decks no run trains on and no champion test uses (``evolution_champions.TEST_SEED`` is 909,090,909)
 MATCHES_SEED = 909_090_913
@@ -86,6 +87,9 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--explore", type=float, default=None,
                     help="play the champions with this exploration share (default: their run's)")
+    ap.add_argument("--lookahead", action="store_true",
+                    help="play the hand-made players with the lookahead setting, as the refine and table2 presets "
+                         "evolve from them")
     ap.add_argument("--json", default=None, help="write every match's result here")
     args = ap.parse_args(argv)
     if args.matches < 2 or args.deals < 1:
@@ -101,7 +105,12 @@ def main(argv=None) -> int:
                 if args.explore is not None:
                     ap.error("--explore applies to run files' champions, not to hand-made players")
                 player = path
+                if args.lookahead:
+                    settings = replace(handmade_settings(path), lookahead=True)
+                    player = (settings, HANDMADE[path](settings))
             else:
+                if args.lookahead:
+                    ap.error("--lookahead applies to hand-made players; a run's champions play with its settings")
                 file, _, generation = path.partition(":champion:")  # RUN.h5:champion:G, a generation's champion
                 run = load_run(file)
                 settings = run.config.settings
@@ -120,7 +129,8 @@ def main(argv=None) -> int:
                       f"{100 * r['lost']:.0f} % |", flush=True)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"deals": args.deals, "seed": args.seed, "explore": args.explore, "results": out}, f, indent=1)
+            json.dump({"deals": args.deals, "seed": args.seed, "explore": args.explore, "lookahead": args.lookahead,
+                       "results": out}, f, indent=1)
     return 0
 
 

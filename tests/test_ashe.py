@@ -15,10 +15,13 @@ from pokerduel.players.genomes import (
     AsheSettings,
     ashe_player,
     handbuilt_genome,
+    handmade_settings,
     patient_genome,
     random_genome,
     reader_folds_genome,
     reader_genome,
+    river_reader_genome,
+    steady_reader_genome,
     unpack,
 )
 
@@ -708,3 +711,29 @@ def test_the_handbuilt_spec_is_the_reference_player_with_a_run_sized_prt():
     subprocess.run([sys.executable, "-c", code], check=True)
     r = play_duplicate("handbuilt", "calling-machine", 200, seed=5)
     assert r.mbb_per_hand()[0] - r.mbb_per_hand()[1] > 0     # a value bettor beats the Calling Machine
+
+
+def test_river_reader_drops_the_raise_penalty_on_the_river_only():
+    """Facing a bet on the turn the river reader is the steady one; on the river, where no card is left to see,
+    its raises are estimated as the steady reader without a penalty estimates them."""
+    settings = handmade_settings("reader-river")
+    river, steady, free = (ashe_player(g, settings) for g in (
+        river_reader_genome(settings), steady_reader_genome(settings), steady_reader_genome(settings, raise_penalty=0)))
+    turn_bet, river_bet = scripted([300, "c", "c", "c", 900]), scripted([300, "c", "c", "c", "c", "c", 900])
+
+    def w_hats(player, state, hs):
+        return [c["w_hat"] for c in ashe.explain_decision(player, state, strength=hs)["candidates"][1:]]
+
+    for hs in (0.3, 0.6, 0.9):
+        assert w_hats(river, turn_bet, hs) == w_hats(steady, turn_bet, hs)
+        assert w_hats(river, river_bet, hs) == pytest.approx(w_hats(free, river_bet, hs), abs=1e-6)
+        penalised = w_hats(steady, river_bet, hs)
+        assert penalised[-1] < w_hats(river, river_bet, hs)[-1] - 0.01, penalised
+
+
+def test_river_reader_wins_more_from_the_maniac():
+    """Raising the river's better hands into the Hothead Maniac, which re-raises to the all-in with any two cards,
+    wins more than calling them (30 matches of 500 deals on the same decks; measured +1,242 ± 240 mBB/hand, 5.2
+    standard errors)."""
+    steady, river = (match_means(spec, "hothead-maniac") for spec in ("reader-steady", "reader-river"))
+    assert standard_errors(river - steady) > 3

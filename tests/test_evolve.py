@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import h5py
@@ -44,9 +45,11 @@ from pokerduel.players.base import TRAINING_BOTS
 from pokerduel.players.genomes import (
     ashe_player,
     handbuilt_genome,
+    handmade_settings,
     patient_genome,
     reader_folds_genome,
     reader_genome,
+    river_reader_genome,
     steady_reader_genome,
 )
 from pokerduel.selectors import make_selector
@@ -318,7 +321,8 @@ def test_common_decks_compare_candidates_on_equal_cards():
 
 @pytest.mark.parametrize("init, genome", [("handbuilt", handbuilt_genome), ("patient", patient_genome),
                                           ("reader", reader_genome), ("reader-folds", reader_folds_genome),
-                                          ("reader-steady", steady_reader_genome)])
+                                          ("reader-steady", steady_reader_genome),
+                                          ("reader-river", river_reader_genome)])
 def test_a_handmade_init_is_that_genome_plus_the_uniform_noise(init, genome):
     noise = initial_population(tiny(init_low=-0.1, init_high=0.1))
     pop = initial_population(tiny(init=init, init_low=-0.1, init_high=0.1))
@@ -600,6 +604,24 @@ def test_validate_champions_chooses_what_a_validate_window_would_have(tmp_path, 
     with pytest.raises(SystemExit) as err:                 # a run without a stored validation
         _script("validate_champions", monkeypatch).main([str(tmp_path / "v.h5"), "--window", "2", "--matches", "2",
                                                          "--finalists", "2", "--reuse-first-stage"])
+    assert err.value.code == 2
+
+
+def test_champion_matches_plays_hand_made_players_with_lookahead(tmp_path, monkeypatch):
+    """``--lookahead`` plays a hand-made spec as the presets evolve from it: each match is the one
+    ``play_duplicate`` gives that genome with the setting on; with a run file it is a usage error."""
+    cm = _script("champion_matches", monkeypatch)
+    out = tmp_path / "m.json"
+    assert cm.main(["reader-river", "--lookahead", "--opponents", "candid-statistician", "--matches", "2",
+                    "--deals", "20", "--seed", "3", "--workers", "1", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    settings = replace(handmade_settings("reader-river"), lookahead=True)
+    player = ashe_player(river_reader_genome(settings), settings)
+    expected = [play_duplicate(player, "candid-statistician", 20, s).mbb_per_hand()[0] for s in cm.match_seeds(3, 2)]
+    assert data["lookahead"] and data["results"]["reader-river"]["candid-statistician"]["matches"] == expected
+    run_evolution(tiny(opponents=("calling-machine",), fitness="ane", deals=2, generations=1), tmp_path / "r.h5")
+    with pytest.raises(SystemExit) as err:
+        cm.main([str(tmp_path / "r.h5"), "--lookahead", "--matches", "2"])
     assert err.value.code == 2
 
 

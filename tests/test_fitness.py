@@ -44,6 +44,7 @@ from pokerduel.players.genomes import (
     patient_genome,
     reader_folds_genome,
     reader_genome,
+    river_reader_genome,
     steady_reader_genome,
 )
 
@@ -671,13 +672,15 @@ def test_default_selector_is_pocbam_with_fixed_opponents_and_the_hybrid_without(
 
 def test_the_hand_made_players_are_training_opponents():
     cfg = EvolveConfig(population=6, generations=2, keep=3, fitness="ane", deals=2,
-                       opponents=("calling-machine", "handbuilt", "patient", "reader", "reader-folds", "reader-steady"))
+                       opponents=("calling-machine", "handbuilt", "patient", "reader", "reader-folds", "reader-steady",
+                                  "reader-river"))
     assert [p.name for p in training_opponents(cfg)] == ["calling-machine", "handbuilt", "patient", "reader",
-                                                          "reader-folds", "reader-steady"]
+                                                          "reader-folds", "reader-steady", "reader-river"]
     for spec, genome in (("handbuilt", handbuilt_genome), ("patient", patient_genome), ("reader", reader_genome),
-                         ("reader-folds", reader_folds_genome), ("reader-steady", steady_reader_genome)):
+                         ("reader-folds", reader_folds_genome), ("reader-steady", steady_reader_genome),
+                         ("reader-river", river_reader_genome)):
         settings = AsheSettings(prt_capacity=1024, read_raises=spec.startswith("reader"),
-                                read_reraises=spec in ("reader-folds", "reader-steady"))
+                                read_reraises=spec in ("reader-folds", "reader-steady", "reader-river"))
         player = resolve_opponent(spec)
         assert player.name == spec
         assert np.array_equal(player.params, ashe_player(genome(settings), settings).params)

@@ -187,13 +187,13 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 @click.option("--sigma-start", type=float, default=0.5, show_default=True, help="Initial mutation strength.")
 @click.option("--sigma-end", type=float, default=0.1, show_default=True, help="Final mutation strength.")
 @click.option("--init", default="random",
-              type=click.Choice(["random", "handbuilt", "patient", "reader", "reader-folds", "reader-steady"]),
+              type=click.Choice(["random", "handbuilt", "patient", "reader", "reader-folds", "reader-steady", "reader-river"]),
               show_default=True,
               help="Generation 0: random weights, or a hand-made genome (handbuilt: the reference player; patient: "
                    "raises with a margin when facing a bet; reader: patient, and weighs its hand against what the "
                    "opponent showed; reader-folds: reader, and where a betting sequence is new expects the folds "
                    "the street has shown; reader-steady: reader-folds, reading showdowns only after about 30 of "
-                   "them) plus the --init-range noise.")
+                   "them; reader-river: reader-steady, raising freely on the river) plus the --init-range noise.")
 @click.option("--freeze-init/--evolve-init", default=False, show_default=True,
               help="Keep the hand-made --init genome's weights as designed (no noise, no mutation); evolution "
                    "changes only the others.")

@@ -144,10 +144,11 @@ def handbuilt_genome(settings: AsheSettings = AsheSettings(), sharpness: float =
 
 #: cells the patient genome uses in SWRE (its second one carries the raise penalty)
 PATIENT_MIN_HIDDEN = 2
+RIVER = 3  # the river's place in the street one-hot that begins both estimators' inputs
 
 
 def patient_genome(settings: AsheSettings = AsheSettings(), scale: float = 1.5, raise_penalty: float = 0.8,
-                   facing: float = 0.15) -> np.ndarray:
+                   facing: float = 0.15, river_penalty: bool = True) -> np.ndarray:
     """A hand-made genome that raises with a margin when it faces a bet (``docs/players.md``).
 
     Cell 0 of each estimator is the hand-built genome's memoryless unit on its key input ``v`` (hand
@@ -158,7 +159,8 @@ def patient_genome(settings: AsheSettings = AsheSettings(), scale: float = 1.5, 
     (``--init patient``). SWRE's cell 1 subtracts ``raise_penalty`` times the candidate's size class (0.25
     for half a pot up to 1 for all-in) whenever the pot odds exceed ``facing``: facing a bet, a medium hand
     calls to see the next card rather than raise, where the one-step rule alone would raise any hand it
-    expects to win more often than not.
+    expects to win more often than not. ``river_penalty=False`` shuts that cell on the river, where no card is
+    left to see and a hand that wins more often than not should raise.
     """
     if raise_penalty and settings.hidden < PATIENT_MIN_HIDDEN:
         raise ValueError(f"the patient genome's raise penalty needs hidden >= {PATIENT_MIN_HIDDEN} cells, "
@@ -172,6 +174,8 @@ def patient_genome(settings: AsheSettings = AsheSettings(), scale: float = 1.5, 
         v["W"][0, 1, ashe.SWRE_DEC + 1] = -raise_penalty * scale  # the candidate's size class
         gain = 40.0  # input gate sigmoid(gain (pot odds - facing)): shut below `facing`, open above it
         v["W"][1, 1, ashe.N_DEC - 1] = gain
+        if not river_penalty:
+            v["W"][1, 1, RIVER] = -gain  # the river's one-hot input shuts the gate
         v["b"][1:, 1] = (-gain * facing, -10.0, 10.0)
         v["w_out"][1] = 2.0 / scale
     return g
@@ -234,6 +238,13 @@ def steady_reader_genome(settings: AsheSettings = AsheSettings(read_raises=True,
     return reader_folds_genome(settings, confident=confident, **reader_folds)
 
 
+def river_reader_genome(settings: AsheSettings = AsheSettings(read_raises=True, read_reraises=True),
+                        river_penalty: bool = False, **steady) -> np.ndarray:
+    """The steady reader genome whose raise penalty stops at the river: there a call sees no more cards, so the
+    reason to call a medium hand rather than raise is gone (``docs/players.md``, *Raising on the river*)."""
+    return steady_reader_genome(settings, river_penalty=river_penalty, **steady)
+
+
 def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "ashe") -> Player:
     """An ASHE player the engine runs in nopython mode (kind ``ASHE``, params = header + genome)."""
     genome = np.asarray(genome)
@@ -261,9 +272,14 @@ PATIENT_SPEC = "patient"
 READER_SPEC = "reader"
 READER_FOLDS_SPEC = "reader-folds"
 READER_STEADY_SPEC = "reader-steady"
+READER_RIVER_SPEC = "reader-river"
 #: the hand-made genomes by spec (each a function of ``AsheSettings``)
 HANDMADE = {HANDBUILT_SPEC: handbuilt_genome, PATIENT_SPEC: patient_genome, READER_SPEC: reader_genome,
-            READER_FOLDS_SPEC: reader_folds_genome, READER_STEADY_SPEC: steady_reader_genome}
+            READER_FOLDS_SPEC: reader_folds_genome, READER_STEADY_SPEC: steady_reader_genome,
+            READER_RIVER_SPEC: river_reader_genome}
+#: the hand-made specs that read the opponent's raises, and those that also read its answers to re-raises
+READS_RAISES = (READER_SPEC, READER_FOLDS_SPEC, READER_STEADY_SPEC, READER_RIVER_SPEC)
+READS_RERAISES = (READER_FOLDS_SPEC, READER_STEADY_SPEC, READER_RIVER_SPEC)
 
 
 def _resolve_spec(spec: str) -> Player | None:
@@ -279,8 +295,7 @@ def _resolve_spec(spec: str) -> Player | None:
 
 def handmade_settings(spec: str) -> AsheSettings:
     """The settings a hand-made spec plays with: a PRT of 1,024 nodes, and the readers' statistics."""
-    return AsheSettings(prt_capacity=1024, read_raises=spec in (READER_SPEC, READER_FOLDS_SPEC, READER_STEADY_SPEC),
-                        read_reraises=spec in (READER_FOLDS_SPEC, READER_STEADY_SPEC))
+    return AsheSettings(prt_capacity=1024, read_raises=spec in READS_RAISES, read_reraises=spec in READS_RERAISES)
 
 
 register_spec_resolver(_resolve_spec)
