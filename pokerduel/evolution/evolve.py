@@ -103,7 +103,7 @@ FITNESS_MODES = ("selector", "ane")
 POOLS = ("population", "hall", "opponents")
 HALL_POLICIES = ("last", "best")
 #: generation 0: ``random`` (every weight uniform on the init range, core paper §7) or a hand-made genome
-#: (``handbuilt``, ``patient``, ``reader``, ``reader-folds``, ``reader-steady``) plus the uniform noise
+#: (``handbuilt``, ``patient``, ``reader``, ``reader-folds``, ``reader-steady``, ``reader-river``) plus the uniform noise
 #: (``players.genomes.HANDMADE``)
 INITS = ("random", *HANDMADE)
 #: options added after run files existed, left out of a config's dict at these defaults
