@@ -625,6 +625,23 @@ def test_champion_matches_plays_hand_made_players_with_lookahead(tmp_path, monke
     assert err.value.code == 2
 
 
+def test_validation_bands_average_the_stored_validation_by_generation(tmp_path, monkeypatch, capsys):
+    vb = _script("validation_bands", monkeypatch)
+    base = dict(opponents=("calling-machine", "candid-statistician"), fitness="ane", deals=4, generations=3)
+    run = run_evolution(tiny(**base, validate_window=3, validate_matches=2), tmp_path / "w.h5").run
+    mbb = np.asarray(run.validation["mbb"])
+    assert list(run.validation["generations"]) == [1, 2, 3]
+    assert np.allclose(vb.band_means(run, [(1, 1), (2, 3), (4, 9)]),
+                       [mbb[0], mbb[1:].mean(axis=0), [np.nan, np.nan]], equal_nan=True)
+    assert vb.main([str(tmp_path / "w.h5"), "--bands", "1-1,2-3"]) == 0
+    assert "| 2-3 | " in capsys.readouterr().out
+    run_evolution(tiny(**base), tmp_path / "v.h5")
+    for args in (["w.h5", "--bands", "3-2"], ["w.h5", "--bands", "1:3"], ["v.h5"]):  # no stored validation
+        with pytest.raises(SystemExit) as err:
+            vb.main([str(tmp_path / args[0]), *args[1:]])
+        assert err.value.code == 2
+
+
 def _matches_json(path, results):
     with open(path, "w") as f:
         json.dump({"deals": 500, "seed": 1, "explore": None, "results": results}, f)
