@@ -636,7 +636,7 @@ def test_validation_bands_average_the_stored_validation_by_generation(tmp_path, 
     assert vb.main([str(tmp_path / "w.h5"), "--bands", "1-1,2-3"]) == 0
     assert "| 2-3 | " in capsys.readouterr().out
     run_evolution(tiny(**base), tmp_path / "v.h5")
-    for args in (["w.h5", "--bands", "3-2"], ["w.h5", "--bands", "1:3"], ["v.h5"]):  # no stored validation
+    for args in (["w.h5", "--bands", "3-2"], ["w.h5", "--bands", "1:3"], ["v.h5"]):  # v.h5 stored no validation
         with pytest.raises(SystemExit) as err:
             vb.main([str(tmp_path / args[0]), *args[1:]])
         assert err.value.code == 2
