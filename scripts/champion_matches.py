@@ -43,13 +43,12 @@ def match_seeds(seed: int, matches: int) -> list[int]:
 
 
 def _play(task):
-    player, opponent, deals, seed = task
-    player = resolve_opponent(player) if isinstance(player, str) else ashe_player(player[1], player[0])
-    return play_duplicate(player, resolve_opponent(opponent), deals, seed).mbb_per_hand()[0]
+    (settings, genome), opponent, deals, seed = task
+    return play_duplicate(ashe_player(genome, settings), resolve_opponent(opponent), deals, seed).mbb_per_hand()[0]
 
 
 def over_matches(player, opponent: str, seeds: list[int], deals: int, backend) -> dict:
-    """The results of ``player`` (a hand-made spec, or ``(settings, genome)``) against ``opponent`` in one match
+    """The results of ``player``, ``(settings, genome)``, against ``opponent`` in one match
     of ``deals`` deals per deck seed, summarised."""
     tasks = [(player, opponent, deals, s) for s in seeds]
     out = [0.0] * len(tasks)
@@ -104,10 +103,8 @@ def main(argv=None) -> int:
             if path in HANDMADE:
                 if args.explore is not None:
                     ap.error("--explore applies to run files' champions, not to hand-made players")
-                player = path
-                if args.lookahead:
-                    settings = replace(handmade_settings(path), lookahead=True)
-                    player = (settings, HANDMADE[path](settings))
+                settings = replace(handmade_settings(path), lookahead=args.lookahead)
+                player = (settings, HANDMADE[path](settings))
             else:
                 if args.lookahead:
                     ap.error("--lookahead applies to hand-made players; a run's champions play with its settings")

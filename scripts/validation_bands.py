@@ -15,9 +15,9 @@ import argparse
 import sys
 
 import numpy as np
-from scipy.stats import t as t_dist
+from champion_table import interval, over_runs
 
-from pokerduel.evolution.evolve import load_run, training_opponents
+from pokerduel.evolution.evolve import load_run
 
 DEFAULT_BANDS = "1-10,11-50,51-100,101-175,176-250"
 
@@ -60,7 +60,7 @@ def main(argv=None) -> int:
     for path, run in zip(args.runs, runs):
         if run.validation is None:
             ap.error(f"{path} has no stored validation (a run with --validate-window that has finished)")
-        these = [p.name for p in training_opponents(run.config)]
+        these = list(run.config.opponents)
         if names not in (None, these):
             ap.error(f"{path} has training opponents {these}, the runs before it {names}")
         names = these
@@ -73,8 +73,7 @@ def main(argv=None) -> int:
         cells = []
         for j in range(len(names)):
             v = x[:, i, j][np.isfinite(x[:, i, j])]
-            half = t_dist.ppf(0.975, len(v) - 1) * v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else np.nan
-            cells.append(f"{v.mean():+,.0f} ± {half:,.0f}" if len(v) else "")
+            cells.append("{:+,.0f} ± {:,.0f}".format(*interval(over_runs(v))) if len(v) else "")
         print(f"| {lo}-{hi} | " + " | ".join(cells) + " |")
     print("\nchosen generations: " + ", ".join(str(run.champion_generation) for run in runs))
     return 0

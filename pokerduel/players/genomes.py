@@ -239,10 +239,10 @@ def steady_reader_genome(settings: AsheSettings = AsheSettings(read_raises=True,
 
 
 def river_reader_genome(settings: AsheSettings = AsheSettings(read_raises=True, read_reraises=True),
-                        river_penalty: bool = False, **steady) -> np.ndarray:
+                        **steady) -> np.ndarray:
     """The steady reader genome whose raise penalty stops at the river: there a call sees no more cards, so the
     reason to call a medium hand rather than raise is gone (``docs/players.md``, *Raising on the river*)."""
-    return steady_reader_genome(settings, river_penalty=river_penalty, **steady)
+    return steady_reader_genome(settings, river_penalty=False, **steady)
 
 
 def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "ashe") -> Player:
