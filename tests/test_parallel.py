@@ -1,7 +1,11 @@
 """Execution backends: every task's result comes back once, with its index, whatever the backend."""
 
 import os
+import signal
 import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -42,7 +46,7 @@ def test_multiprocess_returns_every_result_once_from_worker_processes():
 def test_multiprocess_empty_input_starts_nothing():
     with get_backend("multiprocess", workers=2) as b:
         assert list(b.map_unordered(_square_and_pid, [])) == []
-        assert b._pool is None
+        assert b._procs == []
 
 
 @pytest.mark.parametrize("name", ["serial", "multiprocess"])
@@ -79,3 +83,54 @@ def test_dask_missing_says_how_to_install(monkeypatch):
     with pytest.raises(ImportError) as err:
         get_backend("dask")
     assert str(err.value) == DASK_HINT and 'pip install "pokerduel[dask]"' in DASK_HINT
+
+
+def _die_on_two(x):
+    if x == 2:
+        os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(0.05)
+    return x
+
+
+def _slow_square(x):
+    time.sleep(0.02)
+    return x * x
+
+
+def test_a_worker_that_dies_in_a_task_raises_instead_of_waiting():
+    with get_backend("multiprocess", workers=2) as b:
+        t0 = time.perf_counter()
+        with pytest.raises(RuntimeError, match=r"worker process ended \(exit code -9\)"):
+            list(b.map_unordered(_die_on_two, range(6)))
+        assert time.perf_counter() - t0 < 30
+        assert b._procs == []                      # the others were killed, none left running
+        assert dict(b.map_unordered(_slow_square, range(4))) == {i: i * i for i in range(4)}  # starts afresh
+
+
+def test_threads_share_the_workers_and_each_gets_its_own_results():
+    with get_backend("multiprocess", workers=2) as b:
+        with ThreadPoolExecutor(3) as pool:
+            runs = [pool.submit(lambda k=k: dict(b.map_unordered(lambda x, k=k: (k, _slow_square(x)), range(15))))
+                    for k in range(3)]
+            got = [r.result(timeout=120) for r in runs]
+    assert got == [{i: (k, i * i) for i in range(15)} for k in range(3)]
+
+
+def test_ending_after_an_error_kills_the_busy_workers_and_keeps_the_worker_traceback():
+    with get_backend("multiprocess", workers=2) as b:
+        assert dict(b.map_unordered(_slow_square, range(2))) == {0: 0, 1: 1}
+        workers = [w.process for w in b._procs]
+        with pytest.raises(RuntimeError, match="task 3 failed") as err:
+            list(b.map_unordered(_fail_on_three, range(6)))
+        assert len(workers) == 2 and all(p.exitcode is not None for p in workers)
+    assert any("in the worker process" in n and "_fail_on_three" in n for n in getattr(err.value, "__notes__", []))
+
+
+def test_workers_started_by_a_thread_that_ends_keep_working():
+    # Linux sends the parent-death signal when the thread that started a process ends
+    with get_backend("multiprocess", workers=2) as b:
+        t = threading.Thread(target=lambda: list(b.map_unordered(_slow_square, range(2))))
+        t.start()
+        t.join()
+        time.sleep(0.2)
+        assert dict(b.map_unordered(_slow_square, range(4))) == {i: i * i for i in range(4)}

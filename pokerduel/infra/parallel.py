@@ -12,23 +12,24 @@ its inputs (including its seed), so the same task gives the same result on any b
 or order of completion.
 
 - ``serial``: in this process, in order. No start-up cost; the reference for the others.
-- ``multiprocess`` (default): a pool of ``workers`` local processes (all usable cores by default) from
-  the ``multiprocess`` package, which pickles with dill (closures and lambdas work). One task is handed
-  out at a time (``chunksize=1``): tasks here are long (seconds), so balance matters more than
-  messaging. On Linux the workers ask the kernel to kill them when the parent dies (``PR_SET_PDEATHSIG``),
-  so a ``kill -9`` of the command leaves no orphaned workers behind.
+- ``multiprocess`` (default): ``workers`` local processes (all usable cores by default) of the
+  ``multiprocess`` package, which pickles with dill (closures and lambdas work), each sent one task at a
+  time over its own pipe: tasks here are long (seconds), so balance matters more than messaging. On
+  Linux the workers ask the kernel to kill them when the parent dies (``PR_SET_PDEATHSIG``), so a
+  ``kill -9`` of the command leaves no orphaned workers behind.
 - ``dask``: ``dask.distributed`` on the cluster at ``scheduler`` (``tcp://HOST:PORT``), or a local
   cluster of ``workers`` single-threaded processes when no address is given, with Dask's monitoring
   slowed down (``LOCAL_DASK_CONFIG``) so that it does not take CPU from the tasks. Dask is the optional
   extra ``pokerduel[dask]``; without it the backend raises an ``ImportError`` saying how to install it.
 
-A task that raises makes ``map_unordered`` raise that error; results yielded before stay valid.
+A task that raises makes ``map_unordered`` raise that error, and a worker process that dies in a task
+makes it raise a ``RuntimeError``; results yielded before stay valid.
 
 **Interrupts.** Inside ``interruptible()`` (every ``pokerduel`` command runs in one) SIGINT and SIGTERM
 raise ``Interrupted`` in the main thread and make every ``map_unordered`` running in another thread raise
 it too within ``POLL`` seconds; a backend left by an exception terminates its workers instead of waiting
 for their tasks. Worker processes ignore SIGINT (a Ctrl-C reaches the whole process group) and end
-quietly on SIGTERM: the parent ends them, so none prints a traceback.
+quietly on SIGTERM; the parent ends them.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ import signal
 import sys
 import threading
 import time
+import traceback
 from typing import Any, Callable, Iterable, Iterator
 
 BACKENDS = ("serial", "multiprocess", "dask")
@@ -61,6 +63,8 @@ LOCAL_DASK_CONFIG = {
 
 #: seconds between two looks at the interrupt flag while a ``map_unordered`` waits for a result
 POLL = 0.1
+#: seconds a closing multiprocess backend waits for each idle worker to end before it kills it
+CLOSE_WAIT = 5.0
 _INTERRUPT = {"event": threading.Event(), "signum": signal.SIGINT, "pid": None}
 
 
@@ -201,54 +205,189 @@ class SerialBackend(Backend):
             yield index, fn(item)
 
 
+def _serve(conn, parent_pid: int) -> None:
+    """Worker process: run each ``(fn, index, item)`` that arrives on ``conn`` and send back
+    ``(index, True, fn(item))``, or ``(index, False, error)`` if it raised; end on ``None`` or a closed pipe."""
+    from multiprocess.reduction import ForkingPickler
+
+    _init_worker(parent_pid)
+    while True:
+        try:
+            data = conn.recv_bytes()
+        except (EOFError, OSError):
+            return
+        try:
+            task = ForkingPickler.loads(data)
+        except Exception as e:  # noqa: BLE001 (sent to the caller, which raises it)
+            conn.send((None, False, e))
+            continue
+        if task is None:
+            return
+        fn, index, item = task
+        try:
+            reply = (index, True, fn(item))
+        except Exception as e:  # noqa: BLE001
+            with contextlib.suppress(Exception):
+                e.add_note("in the worker process:\n" + traceback.format_exc())
+            reply = (index, False, e)
+        try:
+            conn.send(reply)  # pickled whole before anything is written
+        except Exception as e:  # noqa: BLE001
+            what = "result" if reply[1] else "error"
+            conn.send((index, False, RuntimeError(f"task {index}'s {what} could not be sent back: {e!r}")))
+
+
+class _Worker:
+    """One worker process and the parent's end of its pipe."""
+
+    __slots__ = ("process", "conn")
+
+    def __init__(self, process, conn):
+        self.process, self.conn = process, conn
+
+
 class MultiprocessBackend(Backend):
-    """A pool of local worker processes (``multiprocess``, dill pickling), started on first use."""
+    """Local worker processes (``multiprocess``, dill pickling), started on first use, each fed over a pipe
+    of its own.
+
+    No queue or lock is shared with the workers, so ending them never waits on one: ``close(terminate=True)``
+    kills them at once (``multiprocessing.Pool.terminate`` can hang when a worker dies while it holds the
+    task queue's lock), and a worker that dies in a task makes ``map_unordered`` raise instead of waiting
+    for ever. Several threads may run ``map_unordered`` at once; each hands its next task to a worker that
+    is free and waits only on the workers running its own tasks."""
 
     name = "multiprocess"
 
     def __init__(self, workers: int | None = None, context: str | None = None):
         super().__init__(default_workers() if workers is None else workers)
         self._context = context
-        self._pool = None
+        self._procs: list[_Worker] = []
+        self._idle: list[_Worker] = []
+        self._freed = threading.Condition()
+        self._keep: threading.Event | None = None
 
-    def _get_pool(self):
-        if self._pool is None:
+    def _start(self) -> None:
+        """Start the workers from a thread that lives until ``close``: Linux sends a worker its parent-death
+        signal when the *thread* that started it ends, and ``map_unordered`` may first run in a short-lived one."""
+        with self._freed:
+            if self._procs:
+                return
             import multiprocess
 
             ctx = multiprocess.get_context(self._context)
-            self._pool = ctx.Pool(self.workers, initializer=_init_worker, initargs=(os.getpid(),))
-        return self._pool
+            started, failed, self._keep = threading.Event(), [], threading.Event()
+
+            def keeper(keep: threading.Event) -> None:
+                try:
+                    for _ in range(self.workers):
+                        conn, child = ctx.Pipe()
+                        p = ctx.Process(target=_serve, args=(child, os.getpid()), daemon=True)
+                        p.start()
+                        child.close()
+                        self._procs.append(_Worker(p, conn))
+                except BaseException as e:  # noqa: BLE001 (raised in the caller)
+                    failed.append(e)
+                finally:
+                    started.set()
+                keep.wait()
+
+            threading.Thread(target=keeper, args=(self._keep,), name="pokerduel-workers", daemon=True).start()
+            started.wait()
+            self._idle = list(self._procs)
+        if failed:
+            self.close(terminate=True)
+            raise failed[0]
+
+    def _claim(self, todo, mine: dict, fn) -> None:
+        """Hand the next tasks of ``todo`` to free workers (``mine``: conn -> worker running one of them)."""
+        with self._freed:
+            if not self._procs:
+                raise RuntimeError("the multiprocess backend was closed while tasks were running")
+            while todo and self._idle:
+                self._send(self._idle.pop(0), fn, todo, mine)
+
+    @staticmethod
+    def _send(w: _Worker, fn, todo, mine: dict) -> None:
+        index, item = todo.popleft()
+        w.conn.send((fn, index, item))
+        mine[w.conn] = w
+
+    def _release(self, w: _Worker) -> None:
+        with self._freed:
+            if w in self._procs:
+                self._idle.append(w)
+                self._freed.notify_all()
 
     def map_unordered(self, fn, items):
-        items = list(items)
-        if not items:
-            return
-        from multiprocess import TimeoutError as NotYet
+        from collections import deque
 
-        pool = self._get_pool()
+        from multiprocess.connection import wait
+
+        todo = deque(enumerate(items))
+        if not todo:
+            return
+        self._start()
+        mine: dict = {}
         try:
-            results = pool.imap_unordered(functools.partial(_call_indexed, fn), enumerate(items), chunksize=1)
-            while True:
-                try:
-                    result = results.next(POLL)
-                except StopIteration:
-                    return
-                except NotYet:
+            while todo or mine:
+                self._claim(todo, mine, fn)
+                if not mine:  # every worker runs another thread's tasks
+                    with self._freed:
+                        self._freed.wait(POLL)
                     check_interrupted()
                     continue
-                yield result
+                ended = {w.process.sentinel: w for w in mine.values()}
+                try:
+                    ready = wait([*mine, *ended], timeout=POLL)
+                except (OSError, ValueError):  # the pipes were closed by another thread
+                    ready = [None]
+                check_interrupted()
+                for obj in ready:
+                    w = mine.get(obj) or ended.get(obj)
+                    if w is None:
+                        raise RuntimeError("the multiprocess backend was closed while tasks were running")
+                    if w.conn not in mine:  # its result and its end were both ready, and it was read
+                        continue
+                    try:
+                        reply = w.conn.recv() if w.conn.poll() else None
+                    except (EOFError, OSError):
+                        reply = None
+                    if reply is None:
+                        check_interrupted()
+                        w.process.join(CLOSE_WAIT)
+                        raise RuntimeError(f"a worker process ended (exit code {w.process.exitcode}) while it "
+                                           "ran a task")
+                    index, ok, value = reply
+                    del mine[w.conn]
+                    if not ok:
+                        raise value
+                    if todo:
+                        self._send(w, fn, todo, mine)
+                    else:
+                        self._release(w)
+                    yield index, value
         except BaseException:
             self.close(terminate=True)
             raise
 
     def close(self, terminate: bool = False) -> None:
-        if self._pool is not None:
-            if terminate:
-                self._pool.terminate()
-            else:
-                self._pool.close()
-            self._pool.join()
-            self._pool = None
+        with self._freed:
+            procs, self._procs, self._idle = self._procs, [], []
+            keep, self._keep = self._keep, None
+            self._freed.notify_all()
+        if not terminate:
+            for w in procs:
+                with contextlib.suppress(OSError, ValueError):
+                    w.conn.send(None)
+            for w in procs:
+                w.process.join(CLOSE_WAIT)
+        for w in procs:
+            if w.process.exitcode is None:
+                w.process.kill()
+            w.process.join()
+            w.conn.close()
+        if keep is not None:
+            keep.set()  # the workers have ended: their starting thread may end too
 
 
 class DaskBackend(Backend):

@@ -598,20 +598,21 @@ def run_study(config: StudyConfig, *, workers: int = 1, progress=None, checkpoin
     blocks = _blocks(R, workers, done)
     if blocks:
         _warm(config)                                 # compile or load the kernels before forking
-    if backend is not None:
-        cfg_json = config.to_json()
-        for _, (r0, r1, part) in backend.map_unordered(_block_task, [(cfg_json, a, b) for a, b in blocks]):
-            record(r0, r1, part)
-    elif workers == 1 or len(blocks) <= 1:
+    if backend is None and (workers == 1 or len(blocks) <= 1):
         for r0, r1 in blocks:
             record(r0, r1, _run_block(config, r0, r1))
     else:
-        from multiprocess import Pool
+        from ..infra.parallel import MultiprocessBackend
 
         cfg_json = config.to_json()
-        with Pool(processes=min(workers, len(blocks))) as pool:
-            for r0, r1, part in pool.imap_unordered(_block_task, [(cfg_json, a, b) for a, b in blocks]):
+        own = backend is None
+        backend = MultiprocessBackend(min(workers, len(blocks))) if own else backend
+        try:
+            for _, (r0, r1, part) in backend.map_unordered(_block_task, [(cfg_json, a, b) for a, b in blocks]):
                 record(r0, r1, part)
+        finally:
+            if own:
+                backend.close()
     if checkpoint is not None and os.path.exists(checkpoint):
         os.remove(checkpoint)
     return StudyResult(config, budgets, success, ii, earlier + time.perf_counter() - t0, workers)
