@@ -35,7 +35,6 @@ quietly on SIGTERM; the parent ends them.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import signal
 import sys
@@ -144,11 +143,6 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def _call_indexed(fn, indexed):
-    index, item = indexed
-    return index, fn(item)
-
-
 def _init_worker(parent_pid: int) -> None:
     """Pool initializer: ignore SIGINT and end on SIGTERM (the parent ends its workers), and on Linux get
     SIGKILL when the parent process exits (best effort elsewhere)."""
@@ -240,7 +234,7 @@ def _serve(conn, parent_pid: int) -> None:
 class _Worker:
     """One worker process and the parent's end of its pipe."""
 
-    __slots__ = ("process", "conn")
+    __slots__ = ("conn", "process")
 
     def __init__(self, process, conn):
         self.process, self.conn = process, conn
