@@ -160,6 +160,11 @@ def _init_worker(parent_pid: int) -> None:
         os._exit(1)
 
 
+def _call_indexed(fn, indexed):
+    index, item = indexed
+    return index, fn(item)
+
+
 class Backend:
     """Runs ``fn`` over items; subclasses implement ``map_unordered``. Use as a context manager."""
 
