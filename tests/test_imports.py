@@ -162,7 +162,7 @@ def test_lower_layers_never_reach_up():
     base = ("pokerduel.infra.jit", "pokerduel.infra.exp", "pokerduel.infra.log", "pokerduel.infra.storage")
     assert not _outside(_all_imports("pokerduel.engine"), ("pokerduel.engine",) + base)
     assert not _outside(_all_imports("pokerduel.players"), ("pokerduel.engine", "pokerduel.players") + base)
-    assert not _outside(_all_imports("pokerduel.selectors"), ("pokerduel.selectors",) + base)
+    assert not _outside(_all_imports("pokerduel.selectors"), ("pokerduel.selectors", "pokerduel.infra.parallel") + base)
     for module in ("pokerduel.bandits.base", "pokerduel.bandits.savage", "pokerduel.bandits._savage"):
         assert "pokerduel.bandits.algorithms" not in _all_imports(module)[module]
 
