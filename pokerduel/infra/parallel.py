@@ -143,9 +143,14 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
+def _call_indexed(fn, indexed):
+    index, item = indexed
+    return index, fn(item)
+
+
 def _init_worker(parent_pid: int) -> None:
-    """Pool initializer: ignore SIGINT and end on SIGTERM (the parent ends its workers), and on Linux get
-    SIGKILL when the parent process exits (best effort elsewhere)."""
+    """A worker process's set-up: ignore SIGINT and end on SIGTERM (the parent ends its workers), and on
+    Linux get SIGKILL when the parent process exits (best effort elsewhere)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if sys.platform.startswith("linux"):
@@ -158,11 +163,6 @@ def _init_worker(parent_pid: int) -> None:
             pass
     if os.getppid() != parent_pid:  # the parent died before prctl took effect
         os._exit(1)
-
-
-def _call_indexed(fn, indexed):
-    index, item = indexed
-    return index, fn(item)
 
 
 class Backend:
