@@ -236,6 +236,9 @@ def _serve(conn, parent_pid: int) -> None:
             conn.send((index, False, RuntimeError(f"task {index}'s {what} could not be sent back: {e!r}")))
 
 
+_CLOSED = "the multiprocess backend was closed while tasks were running"
+
+
 class _Worker:
     """One worker process and the parent's end of its pipe."""
 
@@ -301,7 +304,7 @@ class MultiprocessBackend(Backend):
         """Hand the next tasks of ``todo`` to free workers (``mine``: conn -> worker running one of them)."""
         with self._freed:
             if not self._procs:
-                raise RuntimeError("the multiprocess backend was closed while tasks were running")
+                raise RuntimeError(_CLOSED)
             while todo and self._idle:
                 self._send(self._idle.pop(0), fn, todo, mine)
 
@@ -339,12 +342,11 @@ class MultiprocessBackend(Backend):
                 try:
                     ready = wait([*mine, *ended], timeout=POLL)
                 except (OSError, ValueError):  # the pipes were closed by another thread
-                    ready = [None]
+                    check_interrupted()
+                    raise RuntimeError(_CLOSED) from None
                 check_interrupted()
                 for obj in ready:
-                    w = mine.get(obj) or ended.get(obj)
-                    if w is None:
-                        raise RuntimeError("the multiprocess backend was closed while tasks were running")
+                    w = mine.get(obj) or ended[obj]
                     if w.conn not in mine:  # its result and its end were both ready, and it was read
                         continue
                     try:

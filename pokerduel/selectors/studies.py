@@ -602,17 +602,14 @@ def run_study(config: StudyConfig, *, workers: int = 1, progress=None, checkpoin
         for r0, r1 in blocks:
             record(r0, r1, _run_block(config, r0, r1))
     else:
+        from contextlib import nullcontext
+
         from ..infra.parallel import MultiprocessBackend
 
         cfg_json = config.to_json()
-        own = backend is None
-        backend = MultiprocessBackend(min(workers, len(blocks))) if own else backend
-        try:
-            for _, (r0, r1, part) in backend.map_unordered(_block_task, [(cfg_json, a, b) for a, b in blocks]):
+        with MultiprocessBackend(min(workers, len(blocks))) if backend is None else nullcontext(backend) as runner:
+            for _, (r0, r1, part) in runner.map_unordered(_block_task, [(cfg_json, a, b) for a, b in blocks]):
                 record(r0, r1, part)
-        finally:
-            if own:
-                backend.close()
     if checkpoint is not None and os.path.exists(checkpoint):
         os.remove(checkpoint)
     return StudyResult(config, budgets, success, ii, earlier + time.perf_counter() - t0, workers)
