@@ -756,3 +756,29 @@ def test_fitness_noise_plays_the_last_population_against_the_runs_fixed_opponent
             for g in run.population]
     assert np.allclose(r["mbb"][0], want)
     assert np.allclose(r["weights"], [1 / 3, 1 / 3, 1 / 3]) and sum(r["suggested_deals"]) == 12
+
+
+def test_allin_noise_scores_each_allin_at_its_exact_runout_value(monkeypatch):
+    eval7lib = pytest.importorskip("eval7")
+    an = _script("allin_noise", monkeypatch)
+    names = [f"{r}{s}" for r in "23456789TJQKA" for s in "cdhs"]
+    rng = np.random.default_rng(5)
+    for known in (3, 4):  # flop and turn against every run-out by an independent evaluator
+        cards = rng.choice(52, 9, replace=False).astype(np.int64)
+        hands = [[eval7lib.Card(names[c]) for c in cards[i:i + 2]] for i in (0, 2)]
+        board = [eval7lib.Card(names[c]) for c in cards[4:4 + known]]
+        rest = [eval7lib.Card(names[c]) for c in range(52) if c not in cards[:4 + known]]
+        net = [np.sign(eval7lib.evaluate(hands[0] + board + list(run)) - eval7lib.evaluate(hands[1] + board + list(run)))
+               for run in __import__("itertools").combinations(rest, 5 - known)]
+        assert an.net_share(cards, known) == pytest.approx(np.mean(net), abs=1e-12)
+    shares = an.deck_net_shares(11, 60)
+    res = play_duplicate("handbuilt", "hothead-maniac", 60, 11, records=True)  # all-ins preflop and later
+    real, ev, halves = an.scores(res, shares)
+    assert real == pytest.approx(res.mbb_per_hand()[0])
+    expected = 0.0
+    for rec in res.records:
+        r = an.allin_round(rec.actions)
+        expected += rec.payoffs[rec.half] if r < 0 else 20_000 * shares[rec.deal, r] * (1 - 2 * rec.half)
+    assert ev == pytest.approx(expected * 10 / (2 * 60)) and ev != pytest.approx(real)
+    assert len(halves) == 60 and sum(halves) == sum(an.allin_round(r.actions) >= 0 for r in res.records) > 0
+    assert all(abs(r.payoffs[0]) in (0, 20_000) for r in res.records if an.allin_round(r.actions) >= 0)
