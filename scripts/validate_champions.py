@@ -13,6 +13,7 @@ prints the chosen generation; the run file is not changed.
 
     python scripts/validate_champions.py runs/table2/seed*.h5 --window 50 --json val.json
     python scripts/validate_champions.py runs/table2/seed*.h5 --window 250 --finalists 20 --reuse-first-stage
+    python scripts/validate_champions.py runs/ashe1/seed*.h5 --window 250 --rule shortfall --targets 998.6,40368,36158,9800
     python scripts/champion_matches.py runs/table2/seed3.h5:champion:G    # then test the chosen champion
 """
 
@@ -38,6 +39,9 @@ def main(argv=None) -> int:
                     help="re-score the first this many again (0: none; default: the run's validate_finalists)")
     ap.add_argument("--final-matches", type=int, default=None,
                     help="matches of 500 deals per finalist and opponent (default: the run's)")
+    ap.add_argument("--targets", default=None,
+                    help="comma-separated mBB/hand per training opponent, 'none' for none, for ranking (default: the "
+                         "run's); e.g. ASHE 1.0's Table 2 means for an ashe1 run and --rule shortfall")
     ap.add_argument("--seed", type=int, default=None, help="deck seed (default: the run's validation seed)")
     ap.add_argument("--reuse-first-stage", action="store_true",
                     help="take the first stage from the run file (a run validated with this --window and "
@@ -47,6 +51,12 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.window < 1 or args.matches < 1:
         ap.error("--window and --matches must be at least 1")
+    targets = None
+    if args.targets is not None:
+        try:
+            targets = tuple(None if t.strip().lower() == "none" else float(t) for t in args.targets.split(","))
+        except ValueError:
+            ap.error(f"--targets takes comma-separated numbers or 'none', got {args.targets!r}")
     results = []
     print("| run | chosen generation | its mBB/hand per training opponent | the last champion's |")
     print("|---|---|---|---|")
@@ -55,7 +65,7 @@ def main(argv=None) -> int:
             run = load_run(path)
             try:
                 given = {"validate_rule": args.rule, "validate_finalists": args.finalists,
-                         "validate_final_matches": args.final_matches}
+                         "validate_final_matches": args.final_matches, "targets": targets}
                 cfg = replace(run.config, validate_window=args.window, validate_matches=args.matches,
                               **{k: v for k, v in given.items() if v is not None})
             except ValueError as err:
@@ -77,6 +87,7 @@ def main(argv=None) -> int:
                 cells[0] = " / ".join(f"{x:+,.0f}" for x in row) + " (finalists' decks)"
             print(f"| {path} | {v['champion']} | {cells[0]} | {cells[1]} |", flush=True)
             results.append({"run": path, "opponents": list(cfg.opponents), "rule": cfg.validate_rule,
+                            "targets": None if cfg.targets is None else list(cfg.targets),
                             "champion": v["champion"],
                             **{k: v[k].tolist() for k in VALIDATION_RECORDS if k in v}})
     if args.json:

@@ -605,6 +605,19 @@ def test_validate_champions_chooses_what_a_validate_window_would_have(tmp_path, 
         _script("validate_champions", monkeypatch).main([str(tmp_path / "v.h5"), "--window", "2", "--matches", "2",
                                                          "--finalists", "2", "--reuse-first-stage"])
     assert err.value.code == 2
+    # targets given for a run evolved without them: the champions ranked by the shortfall below them
+    assert _script("validate_champions", monkeypatch).main(
+        [str(tmp_path / "v.h5"), "--window", "2", "--matches", "2", "--rule", "shortfall", "--targets", "30000,none",
+         "--workers", "1", "--json", str(out)]) == 0
+    (r,) = json.loads(out.read_text())["results"]
+    assert r["targets"] == [30000.0, None] and r["rule"] == "shortfall" and r["generations"] == [2, 3]
+    short = np.maximum(0.0, 1 - np.array(r["mbb"])[:, 0] / 30000)
+    best = min(range(2), key=lambda i: (short[i], -r["fitness"][i], i))
+    assert r["champion"] == r["generations"][best]
+    for bad in (["--targets", "1,x"], ["--targets", "1,2,3"], ["--rule", "shortfall"]):  # no targets: no shortfall
+        with pytest.raises(SystemExit) as err:
+            _script("validate_champions", monkeypatch).main([str(tmp_path / "v.h5"), "--window", "2", *bad])
+        assert err.value.code == 2
 
 
 def test_champion_matches_plays_hand_made_players_with_lookahead(tmp_path, monkeypatch):
