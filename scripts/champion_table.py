@@ -13,7 +13,8 @@ carries the luck of those decks once for all of them. Where the runs share their
 counts that luck as well as the runs' spread (two-way random effects, runs and matches, with Satterthwaite's
 degrees of freedom); a t interval over the runs' means alone would leave it out.
 
-``--versus`` reads a second arm's files; runs pair by their file's name (``seed45.h5`` with ``seed45.h5``), and
+``--versus`` reads a second arm's files; runs pair by their file's name (``seed45.h5`` with ``seed45.h5``; with
+``--pair-by-file`` also ``seed45.h5:champion:G`` with ``seed45.h5``: another champion of the same run), and
 the paired differences (this arm minus the other, 95 % interval over the paired runs, and their shared
 matches where both arms played the same ones) are printed in bold where the interval excludes zero.
 
@@ -53,6 +54,18 @@ def read_arm(paths) -> dict:
         decks = (data.get("seed"), data.get("deals"))
         for run, opps in data["results"].items():
             out.setdefault(Path(run).name, {}).update({o: {**r, "decks": decks} for o, r in opps.items()})
+    return out
+
+
+def by_file(arm: dict) -> dict:
+    """``arm`` with each run named by its file alone (``seed45.h5:champion:G`` as ``seed45.h5``), so that another
+    champion of a run pairs with the run's own; two champions of one run in one arm are an error."""
+    out: dict = {}
+    for name, results in arm.items():
+        key = name.split(":")[0]
+        if key in out:
+            raise ValueError(f"two champions of {key} in one arm; --pair-by-file needs one a run")
+        out[key] = results
     return out
 
 
@@ -176,9 +189,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("files", nargs="+", help="champion_matches.py --json files of one arm")
     ap.add_argument("--versus", nargs="+", default=None, help="the other arm's files (runs pair by file name)")
+    ap.add_argument("--pair-by-file", action="store_true",
+                    help="name runs by their file alone (RUN.h5:champion:G as RUN.h5), to pair two champions of a run")
     args = ap.parse_args(argv)
+    name = by_file if args.pair_by_file else (lambda arm: arm)
     try:
-        print(table(read_arm(args.files), read_arm(args.versus) if args.versus else None))
+        print(table(name(read_arm(args.files)), name(read_arm(args.versus)) if args.versus else None))
     except (OSError, ValueError, KeyError) as err:
         ap.error(str(err))
     return 0

@@ -660,7 +660,7 @@ def _matches_json(path, results):
         json.dump({"deals": 500, "seed": 1, "explore": None, "results": results}, f)
 
 
-def test_champion_table_flags_the_goal_and_pairs_two_arms_by_run(tmp_path, monkeypatch):
+def test_champion_table_flags_the_goal_and_pairs_two_arms_by_run(tmp_path, monkeypatch, capsys):
     ct = _script("champion_table", monkeypatch)
     table2 = dict(zip(TRAINING_BOTS, (998.6, 40368.0, 36158.0, 9800.0)))
     held = ("tight-aggressive", "loose-passive", "bluffer", "check-raiser", "pot-odds")
@@ -700,6 +700,17 @@ def test_champion_table_flags_the_goal_and_pairs_two_arms_by_run(tmp_path, monke
     with pytest.raises(SystemExit) as err:
         ct.main([str(tmp_path / "a_train.json"), "--versus", str(tmp_path / "nothere.json")])
     assert err.value.code == 2
+    # another champion of each run (RUN.h5:champion:G) pairs with the run's own only with --pair-by-file
+    _matches_json(tmp_path / "c.json", {f"runs/a/{r}:champion:7": v[0] for r, v in zip(sorted(arm_a), b.values())})
+    _matches_json(tmp_path / "a.json", {f"runs/a/{r}": v[0] for r, v in zip(sorted(arm_a), a.values())})
+    with pytest.raises(SystemExit) as err:
+        ct.main([str(tmp_path / "c.json"), "--versus", str(tmp_path / "a.json")])
+    assert err.value.code == 2
+    assert ct.main([str(tmp_path / "c.json"), "--versus", str(tmp_path / "a.json"), "--pair-by-file"]) == 0
+    paired = capsys.readouterr().out.splitlines()[-1]
+    assert f"{-d.mean():+,.0f} ± {half:,.0f}".replace("-", "−") in paired
+    with pytest.raises(ValueError, match="two champions"):
+        ct.by_file({"seed1.h5": {}, "seed1.h5:champion:3": {}})
 
 
 def test_champion_table_counts_the_luck_of_matches_every_run_shares(monkeypatch):
