@@ -23,8 +23,9 @@ import numpy as np
 from fitness_noise import NOISE_SEED, fitness_noise
 from pokerduel.engine.decks import deal_cards, seed_keys
 from pokerduel.engine.evaluator import eval7
-from pokerduel.engine.rules import BIG_BLIND, FOLD, N_ROUNDS, STACK
+from pokerduel.engine.rules import FOLD, N_ROUNDS, STACK
 from pokerduel.evolution.evolve import load_run
+from pokerduel.evolution.fitness import mbb_per_hand
 from pokerduel.play.matches import deal_strengths, play_duplicate
 from pokerduel.players.genomes import ashe_player
 
@@ -72,7 +73,7 @@ def net_share(cards, known):
 def _net_shares(cards, out):
     for d in numba.prange(cards.shape[0]):
         for r in range(3):
-            out[d, r] = net_share(cards[d], (0, 3, 4)[r])
+            out[d, r] = net_share(cards[d], KNOWN[r])
 
 
 def deck_net_shares(seed: int, n_deals: int) -> np.ndarray:
@@ -111,8 +112,8 @@ def scores(result, shares) -> tuple[float, float, list]:
             else:
                 ev += rec.payoffs[rec.half]
         halves.append(n)
-    to_mbb = 1000 / BIG_BLIND / (2 * len(result.hand_payoffs))
-    return float(result.hand_payoffs.sum()) * to_mbb, ev * to_mbb, halves
+    deals = len(result.hand_payoffs)
+    return float(mbb_per_hand(result.hand_payoffs.sum(), deals)), float(mbb_per_hand(ev, deals)), halves
 
 
 def main(argv=None) -> int:

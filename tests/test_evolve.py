@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import os
 import signal
@@ -793,7 +794,7 @@ def test_allin_noise_scores_each_allin_at_its_exact_runout_value(monkeypatch):
         board = [eval7lib.Card(names[c]) for c in cards[4:4 + known]]
         rest = [eval7lib.Card(names[c]) for c in range(52) if c not in cards[:4 + known]]
         net = [np.sign(eval7lib.evaluate(hands[0] + board + list(run)) - eval7lib.evaluate(hands[1] + board + list(run)))
-               for run in __import__("itertools").combinations(rest, 5 - known)]
+               for run in itertools.combinations(rest, 5 - known)]
         assert an.net_share(cards, known) == pytest.approx(np.mean(net), abs=1e-12)
     shares = an.deck_net_shares(11, 60)
     res = play_duplicate("handbuilt", "hothead-maniac", 60, 11, records=True)  # all-ins preflop and later
