@@ -494,6 +494,54 @@ def test_read_reraises_changes_only_the_raises_fold_estimate_facing_a_raise():
             == ashe.explain_decision(read, checked, strength=0.6, memory=memory))
 
 
+def opponent_streets(bank):
+    """The opponent's actions and raises per street: (actions, raises)."""
+    _, im, _ = bank
+    return [(int(im[ashe.I_OPP_STREET + s]), int(im[ashe.I_OPP_STREET + 4 + s])) for s in range(4)]
+
+
+def test_street_counts_hold_every_opponent_action_and_its_raises(bank):
+    record(bank, 0, [300, 900, "f"])  # the button raises, the player re-raises, the button folds
+    assert opponent_streets(bank) == [(2, 1), (0, 0), (0, 0), (0, 0)]
+    # the button limps; the player bets the flop and the button calls; both check the turn and the river
+    record(bank, 0, ["c", "c", 300, "c", "c", "c", "c", "c"], opp_hs=0.4, result=1.0)
+    assert opponent_streets(bank) == [(3, 1), (1, 0), (1, 0), (1, 0)]
+    record(bank, 1, ["c", "c", 300, 900, 2700, "f"])  # the player is the button: the big blind bets and re-raises
+    assert opponent_streets(bank) == [(4, 1), (3, 2), (1, 0), (1, 0)]
+
+
+def test_read_aggression_replaces_only_the_all_in_flag_of_swre():
+    """A player whose SWRE reads only its third candidate input: the all-in flag, or with ``read_aggression`` the
+    opponent's raise share on the street. The big blind bet the flop in all twenty hands seen, so the share is
+    (20 + 5) / (20 + 10) and every candidate's win estimate moves up by the same amount; the fold estimates and
+    the decision inputs are untouched."""
+    settings = AsheSettings(prt_capacity=64, hidden=2)
+    g = np.zeros(settings.genome_size)
+    v = unpack(g, settings.hidden)["swre"]
+    v["W"][0, 0, ashe.SWRE_DEC + 2] = 1.0
+    v["b"][1:, 0] = (10.0, -10.0, 10.0)  # input and output gates open, no memory
+    v["w_out"][0] = 2.0
+    unpack(g, settings.hidden)["ofre"]["b_out"][...] = 0.3  # a constant fold estimate for the raises
+    own, read = (ashe_player(g, replace(settings, read_aggression=r)) for r in (False, True))
+    facing = scripted(["c", "c", 300])
+    fresh = [c["w_hat"] for c in ashe.explain_decision(read, facing, strength=0.6)["candidates"][1:]]
+    a = ashe.explain_decision(own, facing, strength=0.6)["candidates"]
+    assert len(set(fresh)) == 1 and len({c["w_hat"] for c in a[1:6]}) == 1 and a[6]["w_hat"] > a[1]["w_hat"]
+    imem, fmem = own.new_memory()
+    ashe.ashe_reset(own.params, imem[0], fmem[0])
+    for _ in range(20):
+        record((own, imem[0], fmem[0]), 1, ["c", "c", 300, "c", "c", "c", "c", "c"], opp_hs=0.7, result=0.0)
+    a, b = (ashe.explain_decision(p, facing, strength=0.6, memory=(imem, fmem))["candidates"] for p in (own, read))
+    assert len({c["w_hat"] for c in b[1:]}) == 1 and b[1]["w_hat"] > fresh[0] + 0.03, (b, fresh)
+    sigmoid = lambda z: 1.0 / (1.0 + np.exp(-z))  # noqa: E731
+    gate = sigmoid(10.0)  # input and output gates; the block input is tanh(share)
+    expected = sigmoid(2.0 * gate * np.tanh(gate * np.tanh(25.0 / 30.0)))
+    assert b[1]["w_hat"] == pytest.approx(expected, rel=1e-6)
+    assert [c["f_hat"] for c in a[2:]] == [c["f_hat"] for c in b[2:]]
+    assert [c["w_hat"] for c in a[1:]] == [c["w_hat"] for c in
+                                           ashe.explain_decision(own, facing, strength=0.6)["candidates"][1:]]
+
+
 def test_reader_genome_is_the_patient_one_until_the_opponent_shows_hands():
     settings = AsheSettings(read_raises=True)
     reader, patient = ashe_player(reader_genome(settings), settings), ashe_player(patient_genome(settings), settings)

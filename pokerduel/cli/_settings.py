@@ -19,12 +19,15 @@ _OPTIONS = (
     click.option("--lookahead/--one-step", default=False, show_default=True,
                  help="Credit a check that opens a street, or a call that closes one before the river, with the "
                       "folds it sets up: the opponent bets next and folds to a raise, or folds to a bet next street."),
+    click.option("--read-aggression/--allin-flag", default=False, show_default=True,
+                 help="SWRE's all-in flag input (implied by the others) becomes the opponent's raise share on the "
+                      "street."),
 )
 
 
 def player_settings(command):
-    """Add ``--calling-range``, ``--explore``, ``--read-raises``, ``--read-reraises`` and ``--lookahead``
-    (``AsheSettings``) to a click command."""
+    """Add ``--calling-range``, ``--explore``, ``--read-raises``, ``--read-reraises``, ``--lookahead`` and
+    ``--read-aggression`` (``AsheSettings``) to a click command."""
     for option in reversed(_OPTIONS):
         command = option(command)
     return command

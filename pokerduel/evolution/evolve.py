@@ -108,7 +108,8 @@ HALL_POLICIES = ("last", "best")
 INITS = ("random", *HANDMADE)
 #: options added after run files existed, left out of a config's dict at these defaults
 LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "read_reraises": False,
-                  "lookahead": False, "init": "random", "freeze_init": False, "common_decks": False,
+                  "lookahead": False, "read_aggression": False, "init": "random", "freeze_init": False,
+                  "common_decks": False,
                   "opponent_weights": None, "matches": 1, "batch": 1, "targets": None, "opponent_deals": None,
                   "validate_window": 0, "validate_matches": 8, "validate_rule": "ane", "validate_finalists": 0,
                   "validate_final_matches": 20}
@@ -239,8 +240,8 @@ class EvolveConfig:
     1, else 1) trade exactness to the paper's sequential methods for speed; ``lag=0, refit_every=1,
     batch=1`` are the paper's methods. ``prt_capacity`` defaults to 1024
     nodes (a generation's matches are a few deals per pair; the panel's 250-deal matches fit too).
-    ``hidden``, ``lstm_reset``, ``calling_range``, ``explore``, ``read_raises``, ``read_reraises`` and ``lookahead``
-    are the players' ``AsheSettings``.
+    ``hidden``, ``lstm_reset``, ``calling_range``, ``explore``, ``read_raises``, ``read_reraises``, ``lookahead``
+    and ``read_aggression`` are the players' ``AsheSettings``.
     ``reset``: every deal with fresh memories instead of a continuing match per pair.
     ``init`` (``INITS``) and ``init_low``, ``init_high``: generation 0; ``freeze_init``: a hand-made init's
     non-zero weights stay as designed (``frozen_genes``), so evolution changes only the others.
@@ -293,6 +294,7 @@ class EvolveConfig:
     read_raises: bool = False
     read_reraises: bool = False
     lookahead: bool = False
+    read_aggression: bool = False
     init: str = "random"
     init_low: float = -1.0
     init_high: float = 1.0
@@ -596,7 +598,7 @@ class EvolveConfig:
     @property
     def settings(self) -> AsheSettings:
         return AsheSettings(self.hidden, self.prt_capacity, self.lstm_reset, self.calling_range, self.explore,
-                            self.read_raises, self.read_reraises, self.lookahead)
+                            self.read_raises, self.read_reraises, self.lookahead, self.read_aggression)
 
     @property
     def panel_names(self) -> list[str]:

@@ -16,7 +16,7 @@ raise increment as a fraction ``s`` of the pot after calling: B0 < 0.375 <= B1 <
 player's own raises of 0.5, 1, 1.5 and 2 pots fall in B1..B4 and its all-in in B6.
 
 **params** (float64): ``[hidden, prt_capacity, lstm_reset, calling_range, explore, read_raises,
-read_reraises, lookahead, OFRE block, SWRE block]``.
+read_reraises, lookahead, read_aggression, OFRE block, SWRE block]``.
 An estimator block for ``n`` inputs and ``H`` cells is, in order: ``W[4, H, n]``, ``R[4, H, H]``, peepholes
 ``p[3, H]`` (input, forget, output gates), biases ``b[4, H]``, output weights ``w[H]``, output bias;
 gates are ordered (block input z, input i, forget f, output o). The genome is everything after the
@@ -70,8 +70,9 @@ OFRE_DEC, SWRE_DEC = N_DEC, N_DEC + 1
 CONF_PRIOR = 10.0  # confidence of n observations is n / (n + CONF_PRIOR)
 
 # ---- params header ---------------------------------------------------------------------------------
-P_HIDDEN, P_CAPACITY, P_LSTM_RESET, P_CALLING_RANGE, P_EXPLORE, P_READ_RAISES, P_READ_RERAISES, P_LOOKAHEAD = range(8)
-HEADER = 8
+(P_HIDDEN, P_CAPACITY, P_LSTM_RESET, P_CALLING_RANGE, P_EXPLORE, P_READ_RAISES, P_READ_RERAISES, P_LOOKAHEAD,
+ P_READ_AGGRESSION) = range(9)
+HEADER = 9
 RESET_HAND, RESET_HALF = 0, 1  # when the LSTM state returns to zero
 
 
@@ -89,7 +90,8 @@ def genome_size(hidden: int) -> int:
 # ---- memory layouts (per bank) ---------------------------------------------------------------------
 # imem: [n_nodes, overflow, decisions, lstm_steps, ...] | scratch state | street aggregates
 #       | opponent-raise showdowns per street | the opponent's answers to re-raises per street
-#       | the opponent's actions right after the player's check or call, per street | nodes
+#       | the opponent's actions right after the player's check or call, per street
+#       | the opponent's actions per street, then its raises | nodes
 I_NNODES, I_OVERFLOW, I_DECISIONS, I_STEPS = 0, 1, 2, 3
 I_STATE = 8
 I_CAND_TO = I_STATE + STATE_SIZE  # raise-to of each candidate (0 for fold/call, -1 if absent)
@@ -98,7 +100,8 @@ AGG_VISITS, AGG_OPP_ACTS, AGG_OPP_FOLD, AGG_SD_N = range(4)
 I_RAGG = I_AGG + 4 * 4 * N_CODES  # per street: showdowns of hands in which the opponent raised on that street
 I_RERAISE = I_RAGG + 4  # per street: the opponent's answers to the player's re-raises (answers, then folds)
 I_AFTER = I_RERAISE + 8  # per street: the opponent's actions right after the player's check or call, then its bets
-I_NODES = I_AFTER + 8
+I_OPP_STREET = I_AFTER + 8  # per street: all of the opponent's actions, then its raises
+I_NODES = I_OPP_STREET + 8
 # Node record: child[9], visits, opp_acts, opp_fold, opp_call, opp_raise, sd_n (16 words with padding).
 N_VISITS, N_OPP_ACTS, N_OPP_FOLD, N_OPP_CALL, N_OPP_RAISE, N_SD_N = range(N_CODES, N_CODES + 6)
 NODE_WORDS = 16
@@ -349,7 +352,7 @@ def prt_update(im, fm, capacity, pos, hist, n_actions, showdown, opp_hs, result)
     street aggregates of the player's actions, the opponent's answers to the player's re-raises (a raise
     facing its raise) per street, its actions right after the player's check or call (on the same street
     or, after a call that closed one, the next), and at a showdown the opponent-raise aggregate of each street
-    on which the opponent raised."""
+    on which the opponent raised, and per street all of the opponent's actions and its raises."""
     sc = im[I_STATE:I_STATE + STATE_SIZE]
     new_hand(sc)
     f_nodes = fm.shape[0] - 2 * capacity
@@ -376,6 +379,8 @@ def prt_update(im, fm, capacity, pos, hist, n_actions, showdown, opp_hs, result)
                 fm[F_AFTER + street] += (hist[a, 3] - sc[S_MAX_SPENT]) / (pot(sc) + to_call(sc, actor))
         passed = (actor == pos) & (action == CALL)
         if actor != pos:
+            im[I_OPP_STREET + street] += 1
+            im[I_OPP_STREET + 4 + street] += action == RAISE
             if action == RAISE:
                 raised |= 1 << street
             if node >= 0:
@@ -584,6 +589,10 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
         facing = (hist[last, 1] != pos) & (hist[last, 2] == RAISE)
     read = facing & (params[P_READ_RAISES] > 0.0)
     read_re = facing & (params[P_READ_RERAISES] > 0.0)
+    # read_aggression: SWRE's all-in flag (implied by the size class and the chips added) becomes the
+    # opponent's raise share on this street, over all hands of the bank.
+    aggression = params[P_READ_AGGRESSION] > 0.0
+    raise_share = _shrunk(im[I_OPP_STREET + 4 + street], im[I_OPP_STREET + street], 0.5)
     # Looking ahead: a call that closes a street before the river, or a check that opens one.
     look_close = facing & (street < 3)
     look = (params[P_LOOKAHEAD] > 0.0) & (look_close | ((street > 0) & (st[S_ROUND_ACTIONS] == 0)))
@@ -638,7 +647,7 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
         j = SWRE_DEC
         x_s[j] = added / STACK
         x_s[j + 1] = size
-        x_s[j + 2] = allin
+        x_s[j + 2] = raise_share if aggression else allin
         x_s[j + 3] = _rate(sd_hs, sd_n, 0.5)
         x_s[j + 4] = _rate(sd_win, sd_n, 0.5)
         x_s[j + 5] = sd_n / (sd_n + CONF_PRIOR)

@@ -37,6 +37,9 @@ class AsheSettings:
     ``lookahead``: a check that opens a street and a call that closes one before the river are credited with
     the folds they set up, from the opponent's bets right after the player's checks and calls and its folds to
     the player's raises and bets (``docs/players.md``, *Looking ahead*).
+    ``read_aggression``: SWRE's all-in flag input, implied by the others, becomes the opponent's raise share on
+    the street, so a raise by an opponent that raises anything and one that raises rarely can be told apart
+    without showdowns (``docs/players.md``, *Reading aggression*).
     """
 
     hidden: int = 10
@@ -47,6 +50,7 @@ class AsheSettings:
     read_raises: bool = False
     read_reraises: bool = False
     lookahead: bool = False
+    read_aggression: bool = False
 
     def __post_init__(self):
         if not isinstance(self.hidden, (int, np.integer)) or not 1 <= self.hidden <= 256:
@@ -62,7 +66,7 @@ class AsheSettings:
         if not isinstance(self.explore, (int, float, np.integer, np.floating)) or not 0.0 <= self.explore <= 1.0:
             raise ValueError(f"explore must be a number in [0, 1], got {self.explore!r}")
         object.__setattr__(self, "explore", float(self.explore))
-        for name in ("read_raises", "read_reraises", "lookahead"):
+        for name in ("read_raises", "read_reraises", "lookahead", "read_aggression"):
             value = getattr(self, name)
             if not isinstance(value, (bool, np.bool_)):
                 raise ValueError(f"{name} must be true or false, got {value!r}")
@@ -74,10 +78,10 @@ class AsheSettings:
 
     def to_dict(self) -> dict:
         """The settings as JSON-ready values; the later settings (``calling_range``, ``explore``, ``read_raises``,
-        ``read_reraises``, ``lookahead``) only when set, so older files compare equal."""
+        ``read_reraises``, ``lookahead``, ``read_aggression``) only when set, so older files compare equal."""
         d = {k: (int(v) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else v)
              for k, v in asdict(self).items()}
-        for later in ("calling_range", "explore", "read_raises", "read_reraises", "lookahead"):
+        for later in ("calling_range", "explore", "read_raises", "read_reraises", "lookahead", "read_aggression"):
             if not d[later]:
                 del d[later]
         return d
@@ -261,6 +265,7 @@ def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "as
     header[ashe.P_READ_RAISES] = float(settings.read_raises)
     header[ashe.P_READ_RERAISES] = float(settings.read_reraises)
     header[ashe.P_LOOKAHEAD] = float(settings.lookahead)
+    header[ashe.P_READ_AGGRESSION] = float(settings.read_aggression)
     n_imem, n_fmem = ashe.memory_sizes(settings.hidden, settings.prt_capacity)
     return Player(name, ASHE, np.concatenate([header, genome.astype(np.float64)]), n_imem, n_fmem,
                   uses_hand_strength=True)
