@@ -278,15 +278,15 @@ def test_run_files_from_before_the_lag_and_refit_options_read_as_the_papers_meth
 
 def test_options_at_their_defaults_stay_out_of_the_config_dict():
     """Run files written before ``init``, ``calling_range``, ``explore``, ``read_raises``, ``read_reraises``,
-    ``lookahead``, ``common_decks`` and ``matches`` existed read back as equal configs."""
-    assert not ({"init", "calling_range", "explore", "read_raises", "read_reraises", "lookahead", "common_decks",
-                 "matches"} & set(tiny().to_dict()))
+    ``lookahead``, ``read_aggression``, ``common_decks`` and ``matches`` existed read back as equal configs."""
+    assert not ({"init", "calling_range", "explore", "read_raises", "read_reraises", "lookahead", "read_aggression",
+                 "common_decks", "matches"} & set(tiny().to_dict()))
     cfg = tiny(init="handbuilt", calling_range=0.5, explore=0.05, read_raises=True, read_reraises=True,
-               lookahead=True, common_decks=True, opponents=("calling-machine",), budget=200)
+               lookahead=True, read_aggression=True, common_decks=True, opponents=("calling-machine",), budget=200)
     assert cfg.to_dict()["init"] == "handbuilt" and EvolveConfig.from_dict(cfg.to_dict()) == cfg
     assert cfg.settings.calling_range == 0.5 and cfg.to_dict()["common_decks"] is True
     assert cfg.settings.explore == 0.05 and cfg.settings.read_raises is True and cfg.settings.read_reraises is True
-    assert cfg.settings.lookahead is True
+    assert cfg.settings.lookahead is True and cfg.settings.read_aggression is True
 
 
 def test_targets_round_trip_and_stay_out_of_a_default_config_dict():

@@ -126,10 +126,10 @@ def test_cli_population_new_show_and_play(run, tmp_path):
     mean, _ = play_duplicate(f"{out}:0", f"{out}:4", 300, seed=2).mbb_per_hand()
     assert got["mbb_per_hand"] == pytest.approx(mean)
     res = run("population", "new", "--size", 2, "--explore", 0.05, "--read-raises", "--read-reraises",
-              "--lookahead", "--out", tmp_path / "x.h5", "--json")
+              "--lookahead", "--read-aggression", "--out", tmp_path / "x.h5", "--json")
     assert res.exit_code == 0, res.output
-    assert load_population(tmp_path / "x.h5").settings == AsheSettings(explore=0.05, read_raises=True,
-                                                                       read_reraises=True, lookahead=True)
+    assert load_population(tmp_path / "x.h5").settings == AsheSettings(
+        explore=0.05, read_raises=True, read_reraises=True, lookahead=True, read_aggression=True)
 
 
 @pytest.mark.parametrize("args", [
