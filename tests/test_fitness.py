@@ -499,7 +499,7 @@ def test_cli_preset_and_usage_errors(tmp_path):
 def test_cli_generalist_preset_and_its_overrides(tmp_path):
     """The generalist preset sets the hand-built start and opponent and the 0.1-weighted hall of fame at ASHE 1.0's
     hands per player (9 opponents x 222 deals <= 4 x 500); an explicit --init-range overrides both its ends, and
-    --explore reaches the players' settings."""
+    --explore and --read-aggression reach the players' settings."""
     from pokerduel.cli.evolve import evolve as evolve_command
 
     assert {p for p in evolve_command.params if p.name == "preset"}.pop().type.choices == tuple(PRESETS)
@@ -508,13 +508,14 @@ def test_cli_generalist_preset_and_its_overrides(tmp_path):
     r = CliRunner().invoke(main, ["evolve", "--preset", "generalist", "--population", "5", "--keep", "2",
                                   "--generations", "3", "--hall-of-fame", "1", "--deals", "2", "--init-range", "-0.2",
                                   "0.3", "--panel-deals", "2", "--panel-bots", "random", "--prt-capacity", "64",
-                                  "--explore", "0.05", "--backend", "serial", "--out", str(tmp_path / "g.h5")])
+                                  "--explore", "0.05", "--read-aggression", "--backend", "serial",
+                                  "--out", str(tmp_path / "g.h5")])
     assert r.exit_code == 0, r.output
     cfg = load_run(tmp_path / "g.h5").config
     assert cfg.opponents == (*TRAINING_BOTS, "handbuilt") and cfg.init == "handbuilt"
     assert cfg.pool_weights == (0.0, 0.1, 1.0) and cfg.hall_of_fame == 1 and cfg.deals == 2
     assert (cfg.init_low, cfg.init_high) == (-0.2, 0.3) and cfg.population == 5 and cfg.fitness == "ane"
-    assert cfg.settings.explore == 0.05
+    assert cfg.settings.explore == 0.05 and cfg.settings.read_aggression
 
 
 def test_cli_refine_preset(tmp_path):
