@@ -109,8 +109,8 @@ INITS = ("random", *HANDMADE)
 #: options added after run files existed, left out of a config's dict at these defaults
 LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "read_reraises": False,
                   "lookahead": False, "read_aggression": False, "init": "random", "freeze_init": False,
-                  "common_decks": False,
-                  "opponent_weights": None, "matches": 1, "batch": 1, "targets": None, "opponent_deals": None,
+                  "common_decks": False, "opponent_weights": None, "matches": 1, "batch": 1, "targets": None,
+                  "opponent_deals": None,
                   "validate_window": 0, "validate_matches": 8, "validate_rule": "ane", "validate_finalists": 0,
                   "validate_final_matches": 20}
 #: how ``validate`` ranks the re-scored champions: ``ane`` (the run's fitness: ANE with its targets and opponent
