@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from ..players.base import MODELS
+
 _OPTIONS = (
     click.option("--calling-range", type=click.FloatRange(0, 1), default=0.0, show_default=True,
                  help="How far a raise's win rate is taken against the hands that call it (0: the one-step rule)."),
@@ -22,12 +24,15 @@ _OPTIONS = (
     click.option("--read-aggression/--allin-flag", default=False, show_default=True,
                  help="SWRE's all-in flag input (implied by the others) becomes the opponent's raise share on the "
                       "street."),
+    click.option("--model", type=click.Choice(MODELS), default="ashe2", show_default=True,
+                 help="ashe2: the PRT with the OFRE and SWRE estimators; ashe1: ASHE 1.0's player, LSTM modules and a "
+                      "decision network whose output commits chips by Algorithm 1 (--hidden: its hidden units)."),
 )
 
 
 def player_settings(command):
-    """Add ``--calling-range``, ``--explore``, ``--read-raises``, ``--read-reraises``, ``--lookahead`` and
-    ``--read-aggression`` (``AsheSettings``) to a click command."""
+    """Add ``--calling-range``, ``--explore``, ``--read-raises``, ``--read-reraises``, ``--lookahead``,
+    ``--read-aggression`` and ``--model`` (``AsheSettings``) to a click command."""
     for option in reversed(_OPTIONS):
         command = option(command)
     return command

@@ -30,7 +30,7 @@ def population():
 @click.option("--overwrite", is_flag=True, help="Replace --out even if it is not a population file.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 def new(size, seed, out, hidden, prt_capacity, lstm_reset, calling_range, explore, read_raises, read_reraises,
-        lookahead, read_aggression, overwrite, as_json):
+        lookahead, read_aggression, model, overwrite, as_json):
     """Write a population of random ASHE players (every weight uniform on [-1, 1])."""
     from ..play.populations import FORMAT, new_population, save_population
     from ..players.genomes import AsheSettings
@@ -38,7 +38,8 @@ def new(size, seed, out, hidden, prt_capacity, lstm_reset, calling_range, explor
     check_output(out, "--out", overwrite=overwrite, kind=FORMAT)
     settings = AsheSettings(hidden=hidden, prt_capacity=prt_capacity, lstm_reset=lstm_reset,
                             calling_range=calling_range, explore=explore, read_raises=read_raises,
-                            read_reraises=read_reraises, lookahead=lookahead, read_aggression=read_aggression)
+                            read_reraises=read_reraises, lookahead=lookahead, read_aggression=read_aggression,
+                            model=model)
     pop = new_population(size, seed, settings)
     save_population(pop, out)
     summary = {"out": out, "size": size, "seed": seed, "genome_size": settings.genome_size,

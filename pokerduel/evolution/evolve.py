@@ -79,13 +79,13 @@ from ..engine.rules import BIG_BLIND
 from ..infra.storage import atomic_h5, file_format, open_checked, plain_attrs, stamp
 from ..play.oracles import LiveOracle, MemoryPool
 from ..play.populations import new_population
-from ..players.ashe import action_counts
-from ..players.base import HELDOUT_BOTS, TRAINING_BOTS, register_spec_resolver
+from ..players.base import ASHE, ASHE1, HELDOUT_BOTS, TRAINING_BOTS, register_spec_resolver
 from ..players.genomes import (
     HANDBUILT_SPEC,
     HANDMADE,
     READER_STEADY_SPEC,
     AsheSettings,
+    action_counts,
     ashe_player,
 )
 from ..players.hand_strength import DEFAULT_SAMPLES
@@ -108,7 +108,7 @@ HALL_POLICIES = ("last", "best")
 INITS = ("random", *HANDMADE)
 #: options added after run files existed, left out of a config's dict at these defaults
 LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "read_reraises": False,
-                  "lookahead": False, "read_aggression": False, "init": "random", "freeze_init": False,
+                  "lookahead": False, "read_aggression": False, "model": "ashe2", "init": "random", "freeze_init": False,
                   "common_decks": False, "opponent_weights": None, "matches": 1, "batch": 1, "targets": None,
                   "opponent_deals": None,
                   "validate_window": 0, "validate_matches": 8, "validate_rule": "ane", "validate_finalists": 0,
@@ -240,8 +240,8 @@ class EvolveConfig:
     1, else 1) trade exactness to the paper's sequential methods for speed; ``lag=0, refit_every=1,
     batch=1`` are the paper's methods. ``prt_capacity`` defaults to 1024
     nodes (a generation's matches are a few deals per pair; the panel's 250-deal matches fit too).
-    ``hidden``, ``lstm_reset``, ``calling_range``, ``explore``, ``read_raises``, ``read_reraises``, ``lookahead``
-    and ``read_aggression`` are the players' ``AsheSettings``.
+    ``hidden``, ``lstm_reset``, ``calling_range``, ``explore``, ``read_raises``, ``read_reraises``, ``lookahead``,
+    ``read_aggression`` and ``model`` are the players' ``AsheSettings``.
     ``reset``: every deal with fresh memories instead of a continuing match per pair.
     ``init`` (``INITS``) and ``init_low``, ``init_high``: generation 0; ``freeze_init``: a hand-made init's
     non-zero weights stay as designed (``frozen_genes``), so evolution changes only the others.
@@ -295,6 +295,7 @@ class EvolveConfig:
     read_reraises: bool = False
     lookahead: bool = False
     read_aggression: bool = False
+    model: str = "ashe2"
     init: str = "random"
     init_low: float = -1.0
     init_high: float = 1.0
@@ -397,6 +398,9 @@ class EvolveConfig:
         _ = self.settings  # validates the players' settings
         if self.init not in INITS:
             raise ValueError(f"init must be one of {', '.join(INITS)}, got {self.init!r}")
+        if self.init in HANDMADE and self.model != "ashe2":
+            raise ValueError(f"init {self.init!r} is a genome of the ashe2 model; with model={self.model} "
+                             f"choose init 'random'")
         if self.init in HANDMADE:
             try:
                 HANDMADE[self.init](self.settings)  # each hand-made genome checks that its cells fit
@@ -598,7 +602,7 @@ class EvolveConfig:
     @property
     def settings(self) -> AsheSettings:
         return AsheSettings(self.hidden, self.prt_capacity, self.lstm_reset, self.calling_range, self.explore,
-                            self.read_raises, self.read_reraises, self.lookahead, self.read_aggression)
+                            self.read_raises, self.read_reraises, self.lookahead, self.read_aggression, self.model)
 
     @property
     def panel_names(self) -> list[str]:
@@ -867,10 +871,11 @@ def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=
     scores = np.asarray(sel.scores(), dtype=np.float64)
     wall = time.perf_counter() - t0
     counts = np.zeros((K, 3), np.int64)      # each candidate's decisions in its matches of the generation
+    kind = ASHE1 if cfg.model == "ashe1" else ASHE
     for i, j, mem in oracle.match_memories():
-        counts[i] += action_counts(mem[0])
+        counts[i] += action_counts(kind, mem[0])
         if j < K:
-            counts[j] += action_counts(mem[2])
+            counts[j] += action_counts(kind, mem[2])
     if own:
         oracle.release()
     tr = sel.trace

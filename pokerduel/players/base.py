@@ -19,6 +19,11 @@ import numpy as np
 # Kind codes, dispatched in policy.py. Saved files and tests rely on these values: new kinds go at the end.
 RANDOM, CALLING_MACHINE, SCARED_LIMPER, HOTHEAD_MANIAC, CANDID_STATISTICIAN, ASHE = range(6)
 TIGHT_AGGRESSIVE, LOOSE_PASSIVE, BLUFFER, CHECK_RAISER, POT_ODDS = range(6, 11)
+ASHE1 = 11  # ASHE 1.0's player (players/ashe1.py)
+#: the evolved players' models (``AsheSettings.model``): ``ashe2`` (kind ``ASHE``) the PRT with the OFRE and SWRE
+#: estimators and one-step expected utility, ``ashe1`` (kind ``ASHE1``) ASHE 1.0's LSTM modules, decision network
+#: and Algorithm 1
+MODELS = ("ashe2", "ashe1")
 
 
 @dataclass(frozen=True, eq=False)

@@ -11,8 +11,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from . import ashe
-from .base import ASHE, Player, register_spec_resolver
+from . import ashe, ashe1
+from .base import ASHE, ASHE1, MODELS, Player, register_spec_resolver
 
 LSTM_RESETS = {"hand": ashe.RESET_HAND, "half": ashe.RESET_HALF}
 
@@ -40,6 +40,9 @@ class AsheSettings:
     ``read_aggression``: SWRE's all-in flag input, implied by the others, becomes the opponent's raise share on
     the street, so a raise by an opponent that raises anything and one that raises rarely can be told apart
     without showdowns (``docs/players.md``, *Reading aggression*).
+    ``model``: ``ashe2`` (the estimators above) or ``ashe1``, ASHE 1.0's own player, whose network is the
+    policy (``docs/players.md``, *ASHE 1.0's player*); with ``ashe1``, ``hidden`` is the decision network's
+    hidden units, ``prt_capacity`` is unused (it keeps no PRT) and the settings above must keep their defaults.
     """
 
     hidden: int = 10
@@ -51,6 +54,7 @@ class AsheSettings:
     read_reraises: bool = False
     lookahead: bool = False
     read_aggression: bool = False
+    model: str = "ashe2"
 
     def __post_init__(self):
         if not isinstance(self.hidden, (int, np.integer)) or not 1 <= self.hidden <= 256:
@@ -71,19 +75,30 @@ class AsheSettings:
             if not isinstance(value, (bool, np.bool_)):
                 raise ValueError(f"{name} must be true or false, got {value!r}")
             object.__setattr__(self, name, bool(value))
+        if self.model not in MODELS:
+            raise ValueError(f"model must be one of {', '.join(MODELS)}, got {self.model!r}")
+        if self.model == "ashe1":
+            default = AsheSettings()
+            changed = [name for name in _ESTIMATOR_SETTINGS if getattr(self, name) != getattr(default, name)]
+            if changed:
+                raise ValueError(f"{', '.join(changed)} apply to the ashe2 model only (ASHE 1.0's player has no PRT "
+                                 f"or estimators); leave them at their defaults with model=ashe1")
 
     @property
     def genome_size(self) -> int:
-        return ashe.genome_size(self.hidden)
+        return ashe1.genome_size(self.hidden) if self.model == "ashe1" else ashe.genome_size(self.hidden)
 
     def to_dict(self) -> dict:
         """The settings as JSON-ready values; the later settings (``calling_range``, ``explore``, ``read_raises``,
-        ``read_reraises``, ``lookahead``, ``read_aggression``) only when set, so older files compare equal."""
+        ``read_reraises``, ``lookahead``, ``read_aggression``, ``model``) only when not the default, so older
+        files compare equal."""
         d = {k: (int(v) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else v)
              for k, v in asdict(self).items()}
         for later in ("calling_range", "explore", "read_raises", "read_reraises", "lookahead", "read_aggression"):
             if not d[later]:
                 del d[later]
+        if d["model"] == "ashe2":
+            del d["model"]
         return d
 
     @classmethod
@@ -92,6 +107,11 @@ class AsheSettings:
         if unknown:
             raise ValueError(f"unknown ASHE settings {sorted(unknown)}; known: {sorted(cls.__dataclass_fields__)}")
         return cls(**d)
+
+
+#: the settings of the estimators (``ashe2``) that ASHE 1.0's player does not have
+_ESTIMATOR_SETTINGS = ("lstm_reset", "calling_range", "explore", "read_raises", "read_reraises", "lookahead",
+                       "read_aggression")
 
 
 def _blocks(hidden: int):
@@ -250,12 +270,16 @@ def river_reader_genome(settings: AsheSettings = AsheSettings(read_raises=True, 
 
 
 def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "ashe") -> Player:
-    """An ASHE player the engine runs in nopython mode (kind ``ASHE``, params = header + genome)."""
+    """An ASHE player the engine runs in nopython mode: kind ``ASHE`` (``ASHE1`` with ``model="ashe1"``),
+    params = header + genome."""
     genome = np.asarray(genome)
     if genome.shape != (settings.genome_size,):
         raise ValueError(f"genome must have shape ({settings.genome_size},) for {settings}, got {genome.shape}")
     if not np.all(np.isfinite(genome)):
         raise ValueError("genome holds non-finite weights")
+    if settings.model == "ashe1":
+        return Player(name, ASHE1, np.concatenate([[float(settings.hidden)], genome.astype(np.float64)]),
+                      ashe1.N_IMEM, ashe1.N_FMEM, uses_hand_strength=True)
     header = np.zeros(ashe.HEADER)
     header[ashe.P_HIDDEN] = settings.hidden
     header[ashe.P_CAPACITY] = settings.prt_capacity
@@ -269,6 +293,12 @@ def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "as
     n_imem, n_fmem = ashe.memory_sizes(settings.hidden, settings.prt_capacity)
     return Player(name, ASHE, np.concatenate([header, genome.astype(np.float64)]), n_imem, n_fmem,
                   uses_hand_strength=True)
+
+
+def action_counts(kind: int, imem: np.ndarray) -> np.ndarray:
+    """Folds, checks/calls and raises of an ASHE player of ``kind`` (``ASHE`` or ``ASHE1``) recorded in its
+    memory banks ``imem``."""
+    return ashe1.action_counts(imem) if kind == ASHE1 else ashe.action_counts(imem)
 
 
 #: the player specs of the hand-made players (``make_player("handbuilt")``, ``make_player("patient")``)

@@ -6,8 +6,10 @@ from ..engine.decks import stream_key
 from ..engine.rules import S_FOLDED, S_ROUND
 from ..infra.jit import kernel
 from .ashe import ashe_act, ashe_observe, ashe_reset
+from .ashe1 import ashe1_act, ashe1_observe
 from .base import (
     ASHE,
+    ASHE1,
     BLUFFER,
     CALLING_MACHINE,
     CANDID_STATISTICIAN,
@@ -70,6 +72,8 @@ def _act_with_strength(kind, params, imem, fmem, bank, pos, st, lo, hi, cards, h
         return candid_statistician_act(st, pos, lo, hi, strength, params[0])
     if kind == ASHE:
         return ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength)
+    if kind == ASHE1:
+        return ashe1_act(params, imem, fmem, bank, pos, st, lo, hi, strength)
     if kind == TIGHT_AGGRESSIVE:
         return tight_aggressive_act(st, pos, lo, hi, strength, params[0], params[1], params[2], params[3], params[4])
     if kind == LOOSE_PASSIVE:
@@ -106,6 +110,8 @@ def observe(kind, params, imem, fmem, bank, pos, st, cards, hist, payoff, hs, hs
     """
     if kind == ASHE:
         _observe_ashe(params, imem, fmem, bank, pos, st, cards, hist, payoff, hs, hs_key, hs_samples)
+    elif kind == ASHE1:
+        ashe1_observe(fmem, bank)
 
 
 @kernel

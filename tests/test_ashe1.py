@@ -1,0 +1,143 @@
+"""ASHE 1.0's player: its modules and decision network against numpy, Algorithm 1, memory lifetimes, play."""
+
+import numpy as np
+import pytest
+
+from pokerduel.engine.rules import CALL, RAISE, STACK, HandState, raise_range
+from pokerduel.evolution.evolve import EvolveConfig
+from pokerduel.play.matches import play_duplicate, reset_memory
+from pokerduel.players import ashe1
+from pokerduel.players.base import ASHE1, make_player
+from pokerduel.players.bots import algorithm1
+from pokerduel.players.genomes import AsheSettings, action_counts, ashe_player, random_genome
+
+SETTINGS = AsheSettings(model="ashe1", hidden=7)
+
+
+def sigmoid(v):
+    return 1.0 / (1.0 + np.exp(-v))
+
+
+def split(genome, hidden):
+    """The genome as numpy blocks, laid out as ``players/ashe1.py`` says (written here independently)."""
+    out, off = [], 0
+
+    def take(*shape):
+        nonlocal off
+        size = int(np.prod(shape))
+        part = genome[off:off + size].reshape(shape)
+        off += size
+        return part
+
+    for cells in [ashe1.GAME_CELLS] * ashe1.GAME_BLOCKS + [ashe1.OPP_CELLS]:
+        out.append({"W": take(4, cells, 8), "R": take(4, cells, cells), "p": take(3, cells), "b": take(4, cells)})
+    net = {"W1": take(hidden, 60), "b1": take(hidden), "w2": take(hidden), "b2": take()}
+    assert off == genome.size
+    return out, net
+
+
+def lstm(v, x, y, c):
+    """Greff et al.'s vanilla LSTM block (ASHE 1.0's equations, note §2.1)."""
+    a = np.einsum("ghn,n->gh", v["W"], x) + np.einsum("ghm,m->gh", v["R"], y) + v["b"]
+    i = sigmoid(a[1] + v["p"][0] * c)
+    f = sigmoid(a[2] + v["p"][1] * c)
+    c = i * np.tanh(a[0]) + f * c
+    return sigmoid(a[3] + v["p"][2] * c) * np.tanh(c), c
+
+
+class Reference:
+    """ASHE 1.0's player in numpy: game blocks cleared every hand, the opponent block kept."""
+
+    def __init__(self, genome, hidden):
+        self.blocks, self.net = split(np.asarray(genome, np.float64), hidden)
+        self.state = [(np.zeros(len(b["b"][0])), np.zeros(len(b["b"][0]))) for b in self.blocks]
+
+    def new_hand(self):
+        for k in range(ashe1.GAME_BLOCKS):
+            self.state[k] = tuple(np.zeros_like(s) for s in self.state[k])
+
+    def output(self, x):
+        self.state = [lstm(b, x, *s) for b, s in zip(self.blocks, self.state)]
+        features = np.concatenate([s[0] for s in self.state])
+        return self.net["b2"] + self.net["w2"] @ np.tanh(self.net["W1"] @ features + self.net["b1"])
+
+
+def test_genome_size_counts_every_weight_of_the_paper_architecture():
+    # 10 blocks of 5 cells and one of 10 on 8 inputs: W, R, 3 peepholes and 4 biases per cell; 60 -> hidden -> 1.
+    game = 10 * (4 * 5 * 8 + 4 * 5 * 5 + 3 * 5 + 4 * 5)
+    opponent = 4 * 10 * 8 + 4 * 10 * 10 + 3 * 10 + 4 * 10
+    assert SETTINGS.genome_size == game + opponent + 7 * 60 + 7 + 7 + 1
+    assert AsheSettings(model="ashe1", hidden=20).genome_size == game + opponent + 20 * 62 + 1
+
+
+def test_decisions_follow_the_numpy_reference_and_algorithm_1():
+    """Across hands of one bank, each decision's ``o`` equals the reference network's and the action is
+    Algorithm 1's for that ``o``; the game module starts every hand from zero, the opponent module does not."""
+    rng = np.random.default_rng(3)
+    genome = rng.normal(0, 0.6, SETTINGS.genome_size)
+    player = ashe_player(genome, SETTINGS)
+    ref = Reference(genome, SETTINGS.hidden)
+    imem, fmem = player.new_memory()
+    reset_memory(player.kind, player.params, imem, fmem)
+    counts = np.zeros(3, np.int64)
+    for _ in range(8):
+        hand = HandState()
+        while not hand.finished:
+            pos = hand.actor
+            lo, hi = raise_range(hand.st)
+            if pos == 1:  # the opponent: a minimum raise before the turn, else check or call
+                hand._apply(*((RAISE, int(lo)) if hand.round < 2 and lo >= 0 else (CALL, 0)))
+                continue
+            strength = rng.uniform()
+            mine, theirs = hand.spent
+            call = theirs - mine
+            x = np.zeros(8)
+            x[hand.round] = 1.0
+            x[4:] = strength, theirs / STACK, mine / STACK, call / (call + mine + theirs) if call else 0.0
+            o = ref.output(x)
+            action, amount = ashe1.ashe1_act(player.params, imem, fmem, 0, 0, hand.st, lo, hi, strength)
+            assert ashe1.ashe1_output(player.params, fmem[0]) == pytest.approx(o, rel=1e-9, abs=1e-12)
+            assert (action, amount) == algorithm1(hand.st, 0, lo, hi, o)
+            counts[min(action, 2)] += 1
+            hand._apply(action, amount)
+        ashe1.ashe1_observe(fmem, 0)
+        ref.new_hand()
+        assert not fmem[0, ashe1.F_GAME_Y:ashe1.F_OPP_Y].any() and fmem[0, ashe1.F_OPP_Y:ashe1.F_GAME_C].any()
+    assert (counts > 0).sum() >= 2, counts  # more than one kind of action was compared
+    assert np.array_equal(action_counts(ASHE1, imem), counts)
+
+
+def test_a_constant_fold_loses_the_blinds_and_a_constant_all_in_breaks_even_in_duplicate():
+    """Only the output bias set: ``o < 0`` folds or checks every hand (the Maniac raises every hand: -75 chips
+    a hand, the blinds' mean); ``o = 1`` moves all-in every hand, the Calling Machine calls, and the duplicate
+    deals cancel exactly."""
+    g = np.zeros(SETTINGS.genome_size)
+    g[-1] = -0.5
+    r = play_duplicate(ashe_player(g, SETTINGS), make_player("hothead-maniac"), 200, 11)
+    assert r.hand_payoffs.sum() == -75 * 400
+    g[-1] = 1.0
+    r = play_duplicate(ashe_player(g, SETTINGS), make_player("calling-machine"), 200, 11)
+    assert r.hand_payoffs.sum() == 0 and set(np.abs(r.hand_payoffs).ravel()) <= {0, STACK}
+    assert (np.abs(r.hand_payoffs) == STACK).mean() > 0.9
+
+
+def test_random_players_are_deterministic_and_reset_between_halves():
+    player = ashe_player(random_genome(SETTINGS, np.random.default_rng(5), -1.0, 1.0), SETTINGS)
+    a = play_duplicate(player, make_player("candid-statistician"), 150, 2)
+    b = play_duplicate(player, make_player("candid-statistician"), 150, 2)
+    assert np.array_equal(a.hand_payoffs, b.hand_payoffs)
+    mirrored = play_duplicate(make_player("candid-statistician"), player, 150, 2)
+    assert mirrored.hand_payoffs.sum() == -a.hand_payoffs.sum()
+
+
+def test_settings_validate_the_model():
+    assert AsheSettings.from_dict(SETTINGS.to_dict()) == SETTINGS and SETTINGS.to_dict()["model"] == "ashe1"
+    assert "model" not in AsheSettings().to_dict()
+    with pytest.raises(ValueError, match="model must be one of ashe2, ashe1"):
+        AsheSettings(model="ashe3")
+    with pytest.raises(ValueError, match="read_raises, lookahead apply to the ashe2 model only"):
+        AsheSettings(model="ashe1", read_raises=True, lookahead=True)
+    with pytest.raises(ValueError, match="genome must have shape"):
+        ashe_player(np.zeros(AsheSettings().genome_size), SETTINGS)
+    with pytest.raises(ValueError, match="is a genome of the ashe2 model"):
+        EvolveConfig(model="ashe1", init="patient", opponents=("calling-machine",), fitness="ane", deals=2)
