@@ -473,6 +473,13 @@ def test_cli_preset_and_usage_errors(tmp_path):
     cfg = load_run(tmp_path / "p.h5").config
     assert cfg.fitness == "ane" and cfg.opponents == TRAINING_BOTS and cfg.population == 5 and cfg.deals == 3
     assert cfg.tser.rate_start == 0.25 and cfg.budget == 5 * 4 * 3
+    r = CliRunner().invoke(main, ["evolve", "--preset", "ashe1", "--model", "ashe1", "--hidden", "20", "--population",
+                                  "5", "--keep", "2", "--generations", "2", "--deals", "3", "--panel-deals", "2",
+                                  "--panel-bots", "random", "--backend", "serial", "--out", str(tmp_path / "m.h5")])
+    assert r.exit_code == 0, r.output
+    run = load_run(tmp_path / "m.h5")
+    assert run.config.settings == AsheSettings(model="ashe1", hidden=20, prt_capacity=run.config.prt_capacity)
+    assert run.population.shape == (5, AsheSettings(model="ashe1", hidden=20).genome_size)
     for args, match in ((["--fitness", "ane"], "needs fixed opponents"),
                         (["--preset", "ashe1", "--opponents", "nobody"], "unknown opponent"),
                         (["--preset", "ashe1", "--hall-of-fame", "250"], "hall_of_fame <= 249"),
@@ -491,7 +498,10 @@ def test_cli_preset_and_usage_errors(tmp_path):
                         (["--fitness", "ane", "--hall-of-fame", "1", "--validate-window", "5"],
                          "validate_window re-scores champions against the training opponents"),
                         (["--opponents", "calling-machine", "--selector", "uniform", "--batch", "2"],
-                         "got uniform; allowed: batch = 1")):
+                         "got uniform; allowed: batch = 1"),
+                        (["--preset", "ashe1", "--model", "ashe1", "--read-raises"], "apply to the ashe2 model only"),
+                        (["--preset", "ashe1", "--model", "ashe1", "--init", "patient"],
+                         "is a genome of the ashe2 model")):
         r = CliRunner().invoke(main, ["evolve", *args, "--out", str(tmp_path / "x.h5")])
         assert r.exit_code == 2 and match in r.output and "Traceback" not in r.output, (args, r.output)
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from pokerduel.cli import main
 from pokerduel.play.matches import play_duplicate
 from pokerduel.play.populations import load_population, new_population, save_population
-from pokerduel.players.base import make_player
+from pokerduel.players.base import ASHE1, make_player
 from pokerduel.players.genomes import AsheSettings
 
 
@@ -130,6 +130,10 @@ def test_cli_population_new_show_and_play(run, tmp_path):
     assert res.exit_code == 0, res.output
     assert load_population(tmp_path / "x.h5").settings == AsheSettings(
         explore=0.05, read_raises=True, read_reraises=True, lookahead=True, read_aggression=True)
+    res = run("population", "new", "--size", 2, "--model", "ashe1", "--hidden", 20, "--out", tmp_path / "y.h5")
+    assert res.exit_code == 0, res.output
+    pop = load_population(tmp_path / "y.h5")
+    assert pop.settings == AsheSettings(model="ashe1", hidden=20) and pop.player(1).kind == ASHE1
 
 
 @pytest.mark.parametrize("args", [
