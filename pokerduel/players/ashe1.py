@@ -1,4 +1,4 @@
-"""ASHE 1.0's player (Li & Miikkulainen 2017, §3): two LSTM modules, a decision network and Algorithm 1.
+"""ASHE 1.0's player (Li & Miikkulainen 2017): two LSTM modules, a decision network and Algorithm 1.
 
 At each of its decisions the player feeds one input vector to a **game module** (10 LSTM blocks of 5
 cells, state cleared at the end of every hand) and an **opponent module** (one block of 10 cells, state
