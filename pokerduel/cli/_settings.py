@@ -24,7 +24,7 @@ _OPTIONS = (
     click.option("--read-aggression/--allin-flag", default=False, show_default=True,
                  help="SWRE's all-in flag input (implied by the others) becomes the opponent's raise share on the "
                       "street."),
-    click.option("--model", type=click.Choice(MODELS), default="ashe2", show_default=True,
+    click.option("--model", type=click.Choice(tuple(MODELS)), default="ashe2", show_default=True,
                  help="ashe2: the PRT with the OFRE and SWRE estimators; ashe1: ASHE 1.0's player, LSTM modules and a "
                       "decision network whose output commits chips by Algorithm 1 (--hidden: its hidden units)."),
 )

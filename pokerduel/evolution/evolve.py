@@ -79,7 +79,7 @@ from ..engine.rules import BIG_BLIND
 from ..infra.storage import atomic_h5, file_format, open_checked, plain_attrs, stamp
 from ..play.oracles import LiveOracle, MemoryPool
 from ..play.populations import new_population
-from ..players.base import ASHE, ASHE1, HELDOUT_BOTS, TRAINING_BOTS, register_spec_resolver
+from ..players.base import HELDOUT_BOTS, MODELS, TRAINING_BOTS, register_spec_resolver
 from ..players.genomes import (
     HANDBUILT_SPEC,
     HANDMADE,
@@ -871,7 +871,7 @@ def select(cfg: EvolveConfig, genomes: np.ndarray, generation: int, memory_pool=
     scores = np.asarray(sel.scores(), dtype=np.float64)
     wall = time.perf_counter() - t0
     counts = np.zeros((K, 3), np.int64)      # each candidate's decisions in its matches of the generation
-    kind = ASHE1 if cfg.model == "ashe1" else ASHE
+    kind = MODELS[cfg.model]
     for i, j, mem in oracle.match_memories():
         counts[i] += action_counts(kind, mem[0])
         if j < K:

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..engine.rules import BIG_BLIND
 from ..play.matches import deal_strengths, play_duplicate, reset_memory
-from ..players.base import ASHE, ASHE1
+from ..players.base import MODELS
 from ..players.genomes import action_counts
 from ..players.hand_strength import DEFAULT_SAMPLES
 
@@ -95,7 +95,7 @@ def play_pairs(task: dict) -> dict:
                                strengths=None if strengths is None else strengths[m * per:(m + 1) * per],
                                memory=memory)
             out[n] += float(r.hand_payoffs.sum())
-            if a.kind in (ASHE, ASHE1):
+            if a.kind in MODELS.values():
                 actions[n] += action_counts(a.kind, memory[0])
     return {"pairs": task["pairs"], "earnings": out, "actions": actions, "seconds": time.perf_counter() - t0}
 

@@ -173,7 +173,8 @@ def candidate_raises(st, pos, lo, hi, out):
 
 # ---- LSTM ------------------------------------------------------------------------------------------
 @kernel
-def _sigmoid(v):
+def sigmoid(v):
+    """The logistic function through ``exp`` (``math.exp`` bit for bit)."""
     return 1.0 / (1.0 + exp(-v))
 
 
@@ -279,7 +280,7 @@ def lstm_finish(params, off, wt, n_in, n_dec, hidden, x, c, pre, h_out, c_out, w
     out = params[wo + hidden]
     for u in range(hidden):
         out += params[wo + u] * h_out[u]
-    return _sigmoid(out)
+    return sigmoid(out)
 
 
 @kernel

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..engine.rules import CALL, FOLD, S_ROUND, S_SPENT0, STACK, pot, to_call
 from ..infra.jit import kernel
+from .ashe import sigmoid
 from .bots import algorithm1
 
 N_INPUTS = 8  # street one-hot (4), hand strength, opponent's chips in, own chips in, pot odds
@@ -64,11 +65,6 @@ def genome_size(hidden: int) -> int:
 
 
 @kernel
-def _sigmoid(a):
-    return 1.0 / (1.0 + math.exp(-a))
-
-
-@kernel
 def block_step(params, off, n, h, x, y, c, pre):
     """One step of the LSTM block at ``params[off:]`` (``h`` cells, ``n`` inputs ``x``): updates its outputs
     ``y`` and cells ``c`` in place (``pre``: ``4 h`` scratch)."""
@@ -85,10 +81,10 @@ def block_step(params, off, n, h, x, y, c, pre):
         pre[j] = a
     for u in range(h):
         z = math.tanh(pre[u])
-        i = _sigmoid(pre[h + u] + params[p + u] * c[u])
-        f = _sigmoid(pre[2 * h + u] + params[p + h + u] * c[u])
+        i = sigmoid(pre[h + u] + params[p + u] * c[u])
+        f = sigmoid(pre[2 * h + u] + params[p + h + u] * c[u])
         cell = i * z + f * c[u]
-        o = _sigmoid(pre[3 * h + u] + params[p + 2 * h + u] * cell)
+        o = sigmoid(pre[3 * h + u] + params[p + 2 * h + u] * cell)
         c[u] = cell
         y[u] = o * math.tanh(cell)
 

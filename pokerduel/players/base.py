@@ -20,10 +20,9 @@ import numpy as np
 RANDOM, CALLING_MACHINE, SCARED_LIMPER, HOTHEAD_MANIAC, CANDID_STATISTICIAN, ASHE = range(6)
 TIGHT_AGGRESSIVE, LOOSE_PASSIVE, BLUFFER, CHECK_RAISER, POT_ODDS = range(6, 11)
 ASHE1 = 11  # ASHE 1.0's player (players/ashe1.py)
-#: the evolved players' models (``AsheSettings.model``): ``ashe2`` (kind ``ASHE``) the PRT with the OFRE and SWRE
-#: estimators and one-step expected utility, ``ashe1`` (kind ``ASHE1``) ASHE 1.0's LSTM modules, decision network
-#: and Algorithm 1
-MODELS = ("ashe2", "ashe1")
+#: the evolved players' models (``AsheSettings.model``) and their kinds: ``ashe2`` the PRT with the OFRE and SWRE
+#: estimators and one-step expected utility, ``ashe1`` ASHE 1.0's LSTM modules, decision network and Algorithm 1
+MODELS = {"ashe2": ASHE, "ashe1": ASHE1}
 
 
 @dataclass(frozen=True, eq=False)
