@@ -48,8 +48,9 @@ def lstm(v, x, y, c):
 class Reference:
     """ASHE 1.0's player in numpy: game blocks cleared every hand, the opponent block kept."""
 
-    def __init__(self, genome, hidden):
+    def __init__(self, genome, hidden, logistic=False):
         self.blocks, self.net = split(np.asarray(genome, np.float64), hidden)
+        self.logistic = logistic
         self.state = [(np.zeros(len(b["b"][0])), np.zeros(len(b["b"][0]))) for b in self.blocks]
 
     def new_hand(self):
@@ -59,7 +60,8 @@ class Reference:
     def output(self, x):
         self.state = [lstm(b, x, *s) for b, s in zip(self.blocks, self.state)]
         features = np.concatenate([s[0] for s in self.state])
-        return self.net["b2"] + self.net["w2"] @ np.tanh(self.net["W1"] @ features + self.net["b1"])
+        o = self.net["b2"] + self.net["w2"] @ np.tanh(self.net["W1"] @ features + self.net["b1"])
+        return sigmoid(o) if self.logistic else o
 
 
 def test_genome_size_counts_every_weight_of_the_paper_architecture():
@@ -70,13 +72,15 @@ def test_genome_size_counts_every_weight_of_the_paper_architecture():
     assert AsheSettings(model="ashe1", hidden=20).genome_size == game + opponent + 20 * 62 + 1
 
 
-def test_decisions_follow_the_numpy_reference_and_algorithm_1():
+@pytest.mark.parametrize("output", ["linear", "logistic"])
+def test_decisions_follow_the_numpy_reference_and_algorithm_1(output):
     """Across hands of one bank, each decision's ``o`` equals the reference network's and the action is
     Algorithm 1's for that ``o``; the game module starts every hand from zero, the opponent module does not."""
     rng = np.random.default_rng(3)
-    genome = rng.normal(0, 0.6, SETTINGS.genome_size)
-    player = ashe_player(genome, SETTINGS)
-    ref = Reference(genome, SETTINGS.hidden)
+    settings = AsheSettings(model="ashe1", hidden=7, decision_output=output)
+    genome = rng.normal(0, 0.6, settings.genome_size)
+    player = ashe_player(genome, settings)
+    ref = Reference(genome, settings.hidden, logistic=output == "logistic")
     imem, fmem = player.new_memory()
     reset_memory(player.kind, player.params, imem, fmem)
     counts = np.zeros(3, np.int64)
@@ -95,6 +99,7 @@ def test_decisions_follow_the_numpy_reference_and_algorithm_1():
             x[hand.round] = 1.0
             x[4:] = strength, theirs / STACK, mine / STACK, call / (call + mine + theirs) if call else 0.0
             o = ref.output(x)
+            assert output == "linear" or 0.0 < o < 1.0
             action, amount = ashe1.ashe1_act(player.params, imem, fmem, 0, 0, hand.st, lo, hi, strength)
             assert ashe1.ashe1_output(player.params, fmem[0]) == pytest.approx(o, rel=1e-9, abs=1e-12)
             assert (action, amount) == algorithm1(hand.st, 0, lo, hi, o)
@@ -121,6 +126,19 @@ def test_a_constant_fold_loses_the_blinds_and_a_constant_all_in_breaks_even_in_d
     assert (np.abs(r.hand_payoffs) == STACK).mean() > 0.9
 
 
+def test_a_logistic_output_commits_its_share_of_the_stack():
+    """With the logistic output a bias of ``logit(q)`` alone commits ``q`` of the stack: against the Calling
+    Machine, 0.3 % (60 chips, under a minimum raise) completes the small blind and checks every street, so
+    every hand is a showdown for the big blind, and 99.9 % moves all-in at once."""
+    settings = AsheSettings(model="ashe1", hidden=3, decision_output="logistic")
+    g = np.zeros(settings.genome_size)
+    for q, payoffs in ((0.003, {0, 100}), (0.999, {0, STACK})):
+        g[-1] = np.log(q / (1 - q))
+        r = play_duplicate(ashe_player(g, settings), make_player("calling-machine"), 100, 4)
+        assert r.hand_payoffs.sum() == 0 and set(np.abs(r.hand_payoffs).ravel()) <= payoffs
+    assert (np.abs(r.hand_payoffs) == STACK).mean() >= 0.85  # all but the split pots
+
+
 def test_random_players_are_deterministic_and_reset_between_halves():
     player = ashe_player(random_genome(SETTINGS, np.random.default_rng(5), -1.0, 1.0), SETTINGS)
     a = play_duplicate(player, make_player("candid-statistician"), 150, 2)
@@ -137,6 +155,12 @@ def test_settings_validate_the_model():
         AsheSettings(model="ashe3")
     with pytest.raises(ValueError, match="read_raises, lookahead apply to the ashe2 model only"):
         AsheSettings(model="ashe1", read_raises=True, lookahead=True)
+    logistic = AsheSettings(model="ashe1", decision_output="logistic")
+    assert AsheSettings.from_dict(logistic.to_dict()) == logistic and "decision_output" not in SETTINGS.to_dict()
+    with pytest.raises(ValueError, match="decision_output must be one of linear, logistic"):
+        AsheSettings(model="ashe1", decision_output="relu")
+    with pytest.raises(ValueError, match="decision_output applies to the ashe1 model only"):
+        AsheSettings(decision_output="logistic")
     with pytest.raises(ValueError, match="genome must have shape"):
         ashe_player(np.zeros(AsheSettings().genome_size), SETTINGS)
     with pytest.raises(ValueError, match="is a genome of the ashe2 model"):

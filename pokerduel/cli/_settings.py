@@ -27,12 +27,15 @@ _OPTIONS = (
     click.option("--model", type=click.Choice(tuple(MODELS)), default="ashe2", show_default=True,
                  help="ashe2: the PRT with the OFRE and SWRE estimators; ashe1: ASHE 1.0's player, LSTM modules and a "
                       "decision network whose output commits chips by Algorithm 1 (--hidden: its hidden units)."),
+    click.option("--decision-output", type=click.Choice(["linear", "logistic"]), default="linear", show_default=True,
+                 help="With --model ashe1, the decision network's output unit: linear, or logistic (Algorithm 1's o "
+                      "in (0, 1), as the rule-based bots' o)."),
 )
 
 
 def player_settings(command):
     """Add ``--calling-range``, ``--explore``, ``--read-raises``, ``--read-reraises``, ``--lookahead``,
-    ``--read-aggression`` and ``--model`` (``AsheSettings``) to a click command."""
+    ``--read-aggression``, ``--model`` and ``--decision-output`` (``AsheSettings``) to a click command."""
     for option in reversed(_OPTIONS):
         command = option(command)
     return command

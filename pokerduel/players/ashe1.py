@@ -13,7 +13,9 @@ estimate of fold or win rates: the network is the policy. ``../shared/notes/ashe
 hand), the chips the opponent and the player have put in this hand over the stack, and the pot odds
 ``x / (x + pot)``.
 
-**params** (float64): ``[hidden, genome]`` with ``hidden`` the decision network's hidden units. The genome
+**params** (float64): ``[hidden, output, genome]`` with ``hidden`` the decision network's hidden units and
+``output`` its output unit: ``OUTPUT_LINEAR`` (``o`` is the weighted sum) or ``OUTPUT_LOGISTIC`` (``o`` is the
+logistic function of it, in (0, 1) like the rule-based bots' ``o``; the paper says only "a single real output"). The genome
 is the 10 game blocks, the opponent block, then the decision network. A block of ``h`` cells on ``n``
 inputs is ``W[4, h, n]``, ``R[4, h, h]``, peepholes ``p[3, h]``, biases ``b[4, h]`` (gates in the order
 block input z, input i, forget f, output o; the recurrent weights read the block's own outputs, Greff et
@@ -35,8 +37,9 @@ N_INPUTS = 8  # street one-hot (4), hand strength, opponent's chips in, own chip
 GAME_BLOCKS, GAME_CELLS = 10, 5  # the game module: 10 blocks of cell size 5
 OPP_CELLS = 10  # the opponent module: one block of cell size 10
 N_FEATURES = GAME_BLOCKS * GAME_CELLS + OPP_CELLS  # the decision network's inputs
-P_HIDDEN = 0
-HEADER = 1
+P_HIDDEN, P_OUTPUT = 0, 1
+HEADER = 2
+OUTPUT_LINEAR, OUTPUT_LOGISTIC = 0, 1
 
 # imem per bank: the player's decisions (folds, checks/calls, raises) since the bank was reset.
 I_FOLDS, I_CALLS, I_RAISES = 0, 1, 2
@@ -103,6 +106,8 @@ def ashe1_output(params, fm):
         for k in range(N_FEATURES):
             a += params[row + k] * fm[F_GAME_Y + k]
         o += params[w2 + j] * math.tanh(a)
+    if params[P_OUTPUT] == OUTPUT_LOGISTIC:
+        return sigmoid(o)
     return o
 
 

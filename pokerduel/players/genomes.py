@@ -15,6 +15,8 @@ from . import ashe, ashe1
 from .base import ASHE, ASHE1, MODELS, Player, register_spec_resolver
 
 LSTM_RESETS = {"hand": ashe.RESET_HAND, "half": ashe.RESET_HALF}
+#: the output unit of ASHE 1.0's decision network (``AsheSettings.decision_output``)
+DECISION_OUTPUTS = {"linear": ashe1.OUTPUT_LINEAR, "logistic": ashe1.OUTPUT_LOGISTIC}
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,9 @@ class AsheSettings:
     ``model``: ``ashe2`` (the estimators above) or ``ashe1``, ASHE 1.0's own player, whose network is the
     policy (``docs/players.md``, *ASHE 1.0's player*); with ``ashe1``, ``hidden`` is the decision network's
     hidden units, ``prt_capacity`` is unused (it keeps no PRT) and the settings above must keep their defaults.
+    ``decision_output``: with ``ashe1``, the decision network's output unit: ``linear`` (the weighted sum is
+    Algorithm 1's ``o``) or ``logistic`` (its logistic function, so ``o`` lies in (0, 1) as the rule-based bots'
+    ``o = p^k`` does and each of Algorithm 1's bands is an interval of the sum on a log scale of chips).
     """
 
     hidden: int = 10
@@ -55,6 +60,7 @@ class AsheSettings:
     lookahead: bool = False
     read_aggression: bool = False
     model: str = "ashe2"
+    decision_output: str = "linear"
 
     def __post_init__(self):
         if not isinstance(self.hidden, (int, np.integer)) or not 1 <= self.hidden <= 256:
@@ -77,6 +83,12 @@ class AsheSettings:
             object.__setattr__(self, name, bool(value))
         if self.model not in MODELS:
             raise ValueError(f"model must be one of {', '.join(MODELS)}, got {self.model!r}")
+        if self.decision_output not in DECISION_OUTPUTS:
+            raise ValueError(f"decision_output must be one of {', '.join(DECISION_OUTPUTS)}, "
+                             f"got {self.decision_output!r}")
+        if self.model != "ashe1" and self.decision_output != "linear":
+            raise ValueError("decision_output applies to the ashe1 model only (the ashe2 model has no decision "
+                             "network); leave it linear with model=ashe2")
         if self.model == "ashe1":
             default = AsheSettings()
             changed = [name for name in _ESTIMATOR_SETTINGS if getattr(self, name) != getattr(default, name)]
@@ -90,8 +102,8 @@ class AsheSettings:
 
     def to_dict(self) -> dict:
         """The settings as JSON-ready values; the later settings (``calling_range``, ``explore``, ``read_raises``,
-        ``read_reraises``, ``lookahead``, ``read_aggression``, ``model``) only when not the default, so older
-        files compare equal."""
+        ``read_reraises``, ``lookahead``, ``read_aggression``, ``model``, ``decision_output``) only when not the
+        default, so older files compare equal."""
         d = {k: (int(v) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else v)
              for k, v in asdict(self).items()}
         for later in ("calling_range", "explore", "read_raises", "read_reraises", "lookahead", "read_aggression"):
@@ -99,6 +111,8 @@ class AsheSettings:
                 del d[later]
         if d["model"] == "ashe2":
             del d["model"]
+        if d["decision_output"] == "linear":
+            del d["decision_output"]
         return d
 
     @classmethod
@@ -278,8 +292,11 @@ def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "as
     if not np.all(np.isfinite(genome)):
         raise ValueError("genome holds non-finite weights")
     if settings.model == "ashe1":
-        return Player(name, ASHE1, np.concatenate([[float(settings.hidden)], genome.astype(np.float64)]),
-                      ashe1.N_IMEM, ashe1.N_FMEM, uses_hand_strength=True)
+        header = np.zeros(ashe1.HEADER)
+        header[ashe1.P_HIDDEN] = settings.hidden
+        header[ashe1.P_OUTPUT] = DECISION_OUTPUTS[settings.decision_output]
+        return Player(name, ASHE1, np.concatenate([header, genome.astype(np.float64)]), ashe1.N_IMEM, ashe1.N_FMEM,
+                      uses_hand_strength=True)
     header = np.zeros(ashe.HEADER)
     header[ashe.P_HIDDEN] = settings.hidden
     header[ashe.P_CAPACITY] = settings.prt_capacity
