@@ -8,7 +8,7 @@ from pokerduel.evolution.evolve import EvolveConfig
 from pokerduel.play.matches import play_duplicate, reset_memory
 from pokerduel.players import ashe1
 from pokerduel.players.base import ASHE1, make_player
-from pokerduel.players.bots import algorithm1
+from pokerduel.players.bots import algorithm1, algorithm1_pot
 from pokerduel.players.genomes import AsheSettings, action_counts, ashe_player, random_genome
 
 SETTINGS = AsheSettings(model="ashe1", hidden=7)
@@ -72,13 +72,14 @@ def test_genome_size_counts_every_weight_of_the_paper_architecture():
     assert AsheSettings(model="ashe1", hidden=20).genome_size == game + opponent + 20 * 62 + 1
 
 
-@pytest.mark.parametrize("output", ["linear", "logistic"])
-def test_decisions_follow_the_numpy_reference_and_algorithm_1(output):
+@pytest.mark.parametrize("output, raises", [("linear", "big-blinds"), ("logistic", "big-blinds"), ("linear", "pot")])
+def test_decisions_follow_the_numpy_reference_and_algorithm_1(output, raises):
     """Across hands of one bank, each decision's ``o`` equals the reference network's and the action is
     Algorithm 1's for that ``o``; the game module starts every hand from zero, the opponent module does not."""
     rng = np.random.default_rng(3)
-    settings = AsheSettings(model="ashe1", hidden=7, decision_output=output)
-    genome = rng.normal(0, 0.6, settings.genome_size)
+    settings = AsheSettings(model="ashe1", hidden=7, decision_output=output, raise_sizes=raises)
+    decide = algorithm1_pot if raises == "pot" else algorithm1
+    genome = rng.normal(0, 0.15, settings.genome_size)
     player = ashe_player(genome, settings)
     ref = Reference(genome, settings.hidden, logistic=output == "logistic")
     imem, fmem = player.new_memory()
@@ -102,7 +103,7 @@ def test_decisions_follow_the_numpy_reference_and_algorithm_1(output):
             assert output == "linear" or 0.0 < o < 1.0
             action, amount = ashe1.ashe1_act(player.params, imem, fmem, 0, 0, hand.st, lo, hi, strength)
             assert ashe1.ashe1_output(player.params, fmem[0]) == pytest.approx(o, rel=1e-9, abs=1e-12)
-            assert (action, amount) == algorithm1(hand.st, 0, lo, hi, o)
+            assert (action, amount) == decide(hand.st, 0, lo, hi, o)
             counts[min(action, 2)] += 1
             hand._apply(action, amount)
         ashe1.ashe1_observe(fmem, 0)
@@ -155,12 +156,16 @@ def test_settings_validate_the_model():
         AsheSettings(model="ashe3")
     with pytest.raises(ValueError, match="read_raises, lookahead apply to the ashe2 model only"):
         AsheSettings(model="ashe1", read_raises=True, lookahead=True)
-    logistic = AsheSettings(model="ashe1", decision_output="logistic")
-    assert AsheSettings.from_dict(logistic.to_dict()) == logistic and "decision_output" not in SETTINGS.to_dict()
+    logistic = AsheSettings(model="ashe1", decision_output="logistic", raise_sizes="pot")
+    assert AsheSettings.from_dict(logistic.to_dict()) == logistic
+    assert "decision_output" not in SETTINGS.to_dict() and "raise_sizes" not in SETTINGS.to_dict()
     with pytest.raises(ValueError, match="decision_output must be one of linear, logistic"):
         AsheSettings(model="ashe1", decision_output="relu")
-    with pytest.raises(ValueError, match="decision_output applies to the ashe1 model only"):
-        AsheSettings(decision_output="logistic")
+    with pytest.raises(ValueError, match="raise_sizes must be one of big-blinds, pot"):
+        AsheSettings(model="ashe1", raise_sizes="half-pot")
+    for wrong in ({"decision_output": "logistic"}, {"raise_sizes": "pot"}):
+        with pytest.raises(ValueError, match="decision_output and raise_sizes apply to the ashe1 model only"):
+            AsheSettings(**wrong)
     with pytest.raises(ValueError, match="genome must have shape"):
         ashe_player(np.zeros(AsheSettings().genome_size), SETTINGS)
     with pytest.raises(ValueError, match="is a genome of the ashe2 model"):

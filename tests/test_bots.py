@@ -28,6 +28,7 @@ from pokerduel.engine.rules import (
 from pokerduel.players.base import hothead_maniac
 from pokerduel.players.bots import (
     algorithm1,
+    algorithm1_pot,
     calling_machine_act,
     candid_statistician_act,
     hothead_maniac_act,
@@ -184,6 +185,60 @@ def test_algorithm1_matches_reference_on_random_states():
             n_raise += got[0] == RAISE
             n_fold += got[0] == FOLD
     assert n_raise > 500 and n_fold > 500
+
+
+def algorithm1_pot_reference(h: HandState, o: float):
+    """Algorithm 1 with the paper's Slumbot adjustments, from its text: below a quarter pot a call, else the
+    nearest of half, one, one and a half and two pots (the pot once called) or all-in."""
+    la = h.legal_actions()
+    y, x = o * STACK, la.to_call
+    if y < x:
+        return (FOLD, 0) if x > 0 else (CALL, 0)
+    p = sum(h.spent) + x
+    if not la.can_raise or y - x < p / 4:
+        return CALL, 0
+    sizes = [p / 2, p, 3 * p / 2, 2 * p, la.max_raise_to - max(h.spent)]
+    best = min(reversed(sizes), key=lambda size: abs(size - (y - x)))  # a tie goes to the earlier size
+    target = max(h.spent) + int(best + 0.5)
+    return RAISE, min(max(target, la.min_raise_to), la.max_raise_to)
+
+
+@pytest.mark.parametrize(
+    "betting, y, expected",
+    [
+        # Big blind facing a raise to 300: x = 200, the pot once called 600 (a quarter 150, half 300).
+        ("r300", 199, (FOLD, 0)),
+        ("r300", 349, (CALL, 0)),  # wants 149 more: below a quarter pot
+        ("r300", 350, (RAISE, 600)),  # wants 150: half a pot, to 300 + 300
+        ("r300", 840, (RAISE, 900)),  # wants 640: one pot (600), to 300 + 600
+        ("r300", 1160, (RAISE, 1200)),  # wants 960: one and a half pots (900) are nearer than two (1200)
+        # Flop, first to act after 300-300: x = 0, the pot 600.
+        ("r300c/", 149, (CALL, 0)),
+        ("r300c/", 150, (RAISE, 600)),  # half a pot: bet 300
+        ("r300c/", 1300, (RAISE, 1500)),  # two pots (1200) bet
+        ("r300c/", 12_000, (RAISE, STACK)),  # all-in is nearest
+        # Facing all-in no raise is legal.
+        ("r20000", 20_000, (CALL, 0)),
+    ],
+)
+def test_algorithm1_pot_hand_computed(betting, y, expected):
+    st, pos, lo, hi = spot(betting)
+    o = y / STACK
+    assert algorithm1_pot(st, pos, lo, hi, o) == expected
+    assert algorithm1_pot_reference(play(betting), o) == expected
+
+
+def test_algorithm1_pot_matches_reference_on_random_states():
+    rng = np.random.default_rng(2)
+    n_raise = n_call = 0
+    for h, la in STATES[::2]:
+        lo, hi = raise_range(h.st)
+        for o in 10.0 ** rng.uniform(-4, 0, size=6):
+            got = algorithm1_pot(h.st, h.actor, lo, hi, o)
+            assert got == algorithm1_pot_reference(h, o), (h.st, o)
+            n_raise += got[0] == RAISE
+            n_call += got[0] == CALL
+    assert n_raise > 500 and n_call > 500
 
 
 # ---------------------------------------------------------------- the four ASHE 1.0 opponents

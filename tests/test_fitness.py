@@ -475,12 +475,13 @@ def test_cli_preset_and_usage_errors(tmp_path):
     assert cfg.tser.rate_start == 0.25 and cfg.budget == 5 * 4 * 3
     r = CliRunner().invoke(main, ["evolve", "--preset", "ashe1", "--model", "ashe1", "--hidden", "20", "--population",
                                   "5", "--keep", "2", "--generations", "2", "--deals", "3", "--panel-deals", "2",
-                                  "--decision-output", "logistic", "--panel-bots", "random", "--backend", "serial",
+                                  "--decision-output", "logistic", "--raise-sizes", "pot", "--panel-bots", "random",
+                                  "--backend", "serial",
                                   "--out", str(tmp_path / "m.h5")])
     assert r.exit_code == 0, r.output
     run = load_run(tmp_path / "m.h5")
     assert run.config.settings == AsheSettings(model="ashe1", hidden=20, prt_capacity=run.config.prt_capacity,
-                                               decision_output="logistic")
+                                               decision_output="logistic", raise_sizes="pot")
     assert run.population.shape == (5, AsheSettings(model="ashe1", hidden=20).genome_size)
     for args, match in ((["--fitness", "ane"], "needs fixed opponents"),
                         (["--preset", "ashe1", "--opponents", "nobody"], "unknown opponent"),
@@ -502,7 +503,7 @@ def test_cli_preset_and_usage_errors(tmp_path):
                         (["--opponents", "calling-machine", "--selector", "uniform", "--batch", "2"],
                          "got uniform; allowed: batch = 1"),
                         (["--preset", "ashe1", "--model", "ashe1", "--read-raises"], "apply to the ashe2 model only"),
-                        (["--preset", "ashe1", "--decision-output", "logistic"], "applies to the ashe1 model only"),
+                        (["--preset", "ashe1", "--raise-sizes", "pot"], "apply to the ashe1 model only"),
                         (["--preset", "ashe1", "--model", "ashe1", "--init", "patient"],
                          "is a genome of the ashe2 model")):
         r = CliRunner().invoke(main, ["evolve", *args, "--out", str(tmp_path / "x.h5")])

@@ -131,10 +131,10 @@ def test_cli_population_new_show_and_play(run, tmp_path):
     assert load_population(tmp_path / "x.h5").settings == AsheSettings(
         explore=0.05, read_raises=True, read_reraises=True, lookahead=True, read_aggression=True)
     res = run("population", "new", "--size", 2, "--model", "ashe1", "--hidden", 20, "--decision-output", "logistic",
-              "--out", tmp_path / "y.h5")
+              "--raise-sizes", "pot", "--out", tmp_path / "y.h5")
     assert res.exit_code == 0, res.output
     pop = load_population(tmp_path / "y.h5")
-    assert pop.settings == AsheSettings(model="ashe1", hidden=20, decision_output="logistic")
+    assert pop.settings == AsheSettings(model="ashe1", hidden=20, decision_output="logistic", raise_sizes="pot")
     assert pop.player(1).kind == ASHE1
 
 

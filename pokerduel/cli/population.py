@@ -30,7 +30,7 @@ def population():
 @click.option("--overwrite", is_flag=True, help="Replace --out even if it is not a population file.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 def new(size, seed, out, hidden, prt_capacity, lstm_reset, calling_range, explore, read_raises, read_reraises,
-        lookahead, read_aggression, model, decision_output, overwrite, as_json):
+        lookahead, read_aggression, model, decision_output, raise_sizes, overwrite, as_json):
     """Write a population of random ASHE players (every weight uniform on [-1, 1])."""
     from ..play.populations import FORMAT, new_population, save_population
     from ..players.genomes import AsheSettings
@@ -39,7 +39,7 @@ def new(size, seed, out, hidden, prt_capacity, lstm_reset, calling_range, explor
     settings = AsheSettings(hidden=hidden, prt_capacity=prt_capacity, lstm_reset=lstm_reset,
                             calling_range=calling_range, explore=explore, read_raises=read_raises,
                             read_reraises=read_reraises, lookahead=lookahead, read_aggression=read_aggression,
-                            model=model, decision_output=decision_output)
+                            model=model, decision_output=decision_output, raise_sizes=raise_sizes)
     pop = new_population(size, seed, settings)
     save_population(pop, out)
     summary = {"out": out, "size": size, "seed": seed, "genome_size": settings.genome_size,

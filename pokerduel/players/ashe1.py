@@ -13,9 +13,11 @@ estimate of fold or win rates: the network is the policy. ``../shared/notes/ashe
 hand), the chips the opponent and the player have put in this hand over the stack, and the pot odds
 ``x / (x + pot)``.
 
-**params** (float64): ``[hidden, output, genome]`` with ``hidden`` the decision network's hidden units and
+**params** (float64): ``[hidden, output, raises, genome]`` with ``hidden`` the decision network's hidden units,
 ``output`` its output unit: ``OUTPUT_LINEAR`` (``o`` is the weighted sum) or ``OUTPUT_LOGISTIC`` (``o`` is the
-logistic function of it, in (0, 1) like the rule-based bots' ``o``; the paper says only "a single real output"). The genome
+logistic function of it, in (0, 1) like the rule-based bots' ``o``; the paper says only "a single real output"),
+and ``raises``: ``RAISES_BIG_BLINDS`` (Algorithm 1 as in Table 2) or ``RAISES_POT`` (with the paper's later
+adjustments for Slumbot, ``bots.algorithm1_pot``). The genome
 is the 10 game blocks, the opponent block, then the decision network. A block of ``h`` cells on ``n``
 inputs is ``W[4, h, n]``, ``R[4, h, h]``, peepholes ``p[3, h]``, biases ``b[4, h]`` (gates in the order
 block input z, input i, forget f, output o; the recurrent weights read the block's own outputs, Greff et
@@ -31,15 +33,16 @@ import numpy as np
 from ..engine.rules import CALL, FOLD, S_ROUND, S_SPENT0, STACK, pot, to_call
 from ..infra.jit import kernel
 from .ashe import sigmoid
-from .bots import algorithm1
+from .bots import algorithm1, algorithm1_pot
 
 N_INPUTS = 8  # street one-hot (4), hand strength, opponent's chips in, own chips in, pot odds
 GAME_BLOCKS, GAME_CELLS = 10, 5  # the game module: 10 blocks of cell size 5
 OPP_CELLS = 10  # the opponent module: one block of cell size 10
 N_FEATURES = GAME_BLOCKS * GAME_CELLS + OPP_CELLS  # the decision network's inputs
-P_HIDDEN, P_OUTPUT = 0, 1
-HEADER = 2
+P_HIDDEN, P_OUTPUT, P_RAISES = 0, 1, 2
+HEADER = 3
 OUTPUT_LINEAR, OUTPUT_LOGISTIC = 0, 1
+RAISES_BIG_BLINDS, RAISES_POT = 0, 1
 
 # imem per bank: the player's decisions (folds, checks/calls, raises) since the bank was reset.
 I_FOLDS, I_CALLS, I_RAISES = 0, 1, 2
@@ -140,7 +143,11 @@ def ashe1_act(params, imem, fmem, bank, pos, st, lo, hi, strength):
                    pre)
     block_step(params, HEADER + GAME_BLOCKS * size, N_INPUTS, OPP_CELLS, x, fm[F_OPP_Y:F_GAME_C],
                fm[F_OPP_C:F_X], pre)
-    action, amount = algorithm1(st, pos, lo, hi, ashe1_output(params, fm))
+    o = ashe1_output(params, fm)
+    if params[P_RAISES] == RAISES_POT:
+        action, amount = algorithm1_pot(st, pos, lo, hi, o)
+    else:
+        action, amount = algorithm1(st, pos, lo, hi, o)
     if action == FOLD:
         im[I_FOLDS] += 1
     elif action == CALL:

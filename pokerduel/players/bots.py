@@ -109,6 +109,31 @@ def algorithm1(st, pos, lo, hi, o):
 
 
 @kernel
+def algorithm1_pot(st, pos, lo, hi, o):
+    """Algorithm 1 with ASHE 1.0's adjustments for Slumbot (its §4.3): a raise of less than a quarter of the pot
+    is played as a call, and a raise is the nearest of 0.5, 1, 1.5 and 2 pots or all-in.
+
+    "The pot" is the pot once the player has called (a pot-size raise is then the usual one); the raise wanted
+    is ``y - x``, the chips committed beyond the call.
+    """
+    y = o * STACK
+    x = to_call(st, pos)
+    if y < x:
+        return (FOLD, 0) if x > 0 else (CALL, 0)
+    p = np.float64(pot(st) + x)
+    want = y - x
+    if (lo < 0) | (want < 0.25 * p):
+        return CALL, 0
+    best = np.float64(hi - st[S_MAX_SPENT])  # all-in
+    for k in range(1, 5):
+        size = 0.5 * k * p
+        if abs(size - want) < abs(best - want):
+            best = size
+    target = st[S_MAX_SPENT] + np.int64(best + 0.5)
+    return RAISE, min(max(target, lo), hi)
+
+
+@kernel
 def calling_machine_act(st, pos):
     """Check if possible, otherwise call."""
     return CALL, 0

@@ -17,6 +17,8 @@ from .base import ASHE, ASHE1, MODELS, Player, register_spec_resolver
 LSTM_RESETS = {"hand": ashe.RESET_HAND, "half": ashe.RESET_HALF}
 #: the output unit of ASHE 1.0's decision network (``AsheSettings.decision_output``)
 DECISION_OUTPUTS = {"linear": ashe1.OUTPUT_LINEAR, "logistic": ashe1.OUTPUT_LOGISTIC}
+#: how ASHE 1.0's player sizes its raises (``AsheSettings.raise_sizes``)
+RAISE_SIZES = {"big-blinds": ashe1.RAISES_BIG_BLINDS, "pot": ashe1.RAISES_POT}
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,9 @@ class AsheSettings:
     ``decision_output``: with ``ashe1``, the decision network's output unit: ``linear`` (the weighted sum is
     Algorithm 1's ``o``) or ``logistic`` (its logistic function, so ``o`` lies in (0, 1) as the rule-based bots'
     ``o = p^k`` does and each of Algorithm 1's bands is an interval of the sum on a log scale of chips).
+    ``raise_sizes``: with ``ashe1``, ``big-blinds`` (Algorithm 1: raises to the nearest whole big blind, as for
+    Table 2) or ``pot`` (the paper's later adjustments for Slumbot: a raise below a quarter of the pot is a call,
+    others the nearest of 0.5, 1, 1.5 and 2 pots or all-in).
     """
 
     hidden: int = 10
@@ -61,6 +66,7 @@ class AsheSettings:
     read_aggression: bool = False
     model: str = "ashe2"
     decision_output: str = "linear"
+    raise_sizes: str = "big-blinds"
 
     def __post_init__(self):
         if not isinstance(self.hidden, (int, np.integer)) or not 1 <= self.hidden <= 256:
@@ -86,9 +92,11 @@ class AsheSettings:
         if self.decision_output not in DECISION_OUTPUTS:
             raise ValueError(f"decision_output must be one of {', '.join(DECISION_OUTPUTS)}, "
                              f"got {self.decision_output!r}")
-        if self.model != "ashe1" and self.decision_output != "linear":
-            raise ValueError("decision_output applies to the ashe1 model only (the ashe2 model has no decision "
-                             "network); leave it linear with model=ashe2")
+        if self.raise_sizes not in RAISE_SIZES:
+            raise ValueError(f"raise_sizes must be one of {', '.join(RAISE_SIZES)}, got {self.raise_sizes!r}")
+        if self.model != "ashe1" and (self.decision_output, self.raise_sizes) != ("linear", "big-blinds"):
+            raise ValueError("decision_output and raise_sizes apply to the ashe1 model only (the ashe2 model has no "
+                             "decision network); leave them at linear and big-blinds with model=ashe2")
         if self.model == "ashe1":
             default = AsheSettings()
             changed = [name for name in _ESTIMATOR_SETTINGS if getattr(self, name) != getattr(default, name)]
@@ -102,8 +110,8 @@ class AsheSettings:
 
     def to_dict(self) -> dict:
         """The settings as JSON-ready values; the later settings (``calling_range``, ``explore``, ``read_raises``,
-        ``read_reraises``, ``lookahead``, ``read_aggression``, ``model``, ``decision_output``) only when not the
-        default, so older files compare equal."""
+        ``read_reraises``, ``lookahead``, ``read_aggression``, ``model``, ``decision_output``, ``raise_sizes``) only
+        when not the default, so older files compare equal."""
         d = {k: (int(v) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else v)
              for k, v in asdict(self).items()}
         for later in ("calling_range", "explore", "read_raises", "read_reraises", "lookahead", "read_aggression"):
@@ -113,6 +121,8 @@ class AsheSettings:
             del d["model"]
         if d["decision_output"] == "linear":
             del d["decision_output"]
+        if d["raise_sizes"] == "big-blinds":
+            del d["raise_sizes"]
         return d
 
     @classmethod
@@ -295,6 +305,7 @@ def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "as
         header = np.zeros(ashe1.HEADER)
         header[ashe1.P_HIDDEN] = settings.hidden
         header[ashe1.P_OUTPUT] = DECISION_OUTPUTS[settings.decision_output]
+        header[ashe1.P_RAISES] = RAISE_SIZES[settings.raise_sizes]
         return Player(name, ASHE1, np.concatenate([header, genome.astype(np.float64)]), ashe1.N_IMEM, ashe1.N_FMEM,
                       uses_hand_strength=True)
     header = np.zeros(ashe.HEADER)
