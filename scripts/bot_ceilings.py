@@ -12,6 +12,11 @@ References per training bot, in mBB/hand with 95% intervals:
 * the hand-made genomes ``patient_genome()`` (the same, but raising with a margin when facing a bet) and
   ``handbuilt_genome()``.
 
+And, exactly (no simulation), the best rule that plays the Hothead Maniac before the flop only: move all-in
+with the hands of highest preflop hand strength, fold the rest. The Maniac calls any all-in and raises every
+other action, so a hand all-in preflop is worth ``(2 HS - 1) * stack`` and a fold the blind it leaves (75
+chips on average); this is the most a player can win from the Maniac without seeing a flop.
+
 What a champion needs beyond the one-step rule with true estimates is what its evolved estimators must
 absorb (``docs/results/evolution.md`` §1). The pot-odds player is a held-out bot: this script only
 measures it as a rule against the *training* bots; no training run uses it.
@@ -25,7 +30,11 @@ import argparse
 import itertools
 import json
 
+import numpy as np
+
+from pokerduel.engine.rules import STACK
 from pokerduel.play.matches import deal_strengths, play_duplicate
+from pokerduel.players.hand_strength import PREFLOP_HS
 from pokerduel.players.base import TRAINING_BOTS, pot_odds
 from pokerduel.players.genomes import AsheSettings, ashe_player, handbuilt_genome, patient_genome
 
@@ -37,6 +46,19 @@ SIZES = (0.5, 1.0, 2.0, 1000.0)  # pots; 1,000 pots is the all-in
 def measure(player, bot, n_deals, seed, strengths):
     m, h = play_duplicate(player, bot, n_deals, seed, strengths=strengths).mbb_per_hand()
     return float(m), float(h)
+
+
+def preflop_allin_ceiling():
+    """``(mBB/hand, share of hands, lowest hand strength)`` of the best all-in-or-fold rule against the Hothead
+    Maniac, exact over the 1,326 starting hands (``PREFLOP_HS``: pairs 6 combinations, suited 4, offsuit 12)."""
+    ranks = np.arange(13)
+    hs = PREFLOP_HS.ravel()
+    combos = np.where(ranks[:, None] == ranks[None, :], 6, np.where(ranks[:, None] > ranks[None, :], 4, 12)).ravel()
+    order = np.argsort(-hs, kind="stable")
+    share = np.cumsum(combos[order]) / combos.sum()
+    chips = np.cumsum(combos[order] * (2 * hs[order] - 1)) / combos.sum() * STACK - (1 - share) * 75
+    k = int(chips.argmax())
+    return float(chips[k] * 10), float(share[k]), float(hs[order][k])
 
 
 def main(argv=None):
@@ -65,10 +87,13 @@ def main(argv=None):
         text = ", ".join(f"{name} {v[0]:+,.0f} ± {v[1]:,.0f}" for name, v in row.items() if name != "pot-odds rule")
         print(f"{bot:20s} pot-odds rule (margin {margin}, size {size:g} pots) {m:+,.0f} ± {h:,.0f}; {text}",
               flush=True)
+    ceiling = preflop_allin_ceiling()
+    print(f"hothead-maniac       all-in or fold before the flop, the best threshold (exact): {ceiling[0]:+,.0f} "
+          f"(all-in with {ceiling[1]:.1%} of hands, hand strength >= {ceiling[2]:.3f})")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"deals": args.deals, "tune_seed": TUNE_SEED, "test_seed": TEST_SEED, "results": out}, f,
-                      indent=1)
+            json.dump({"deals": args.deals, "tune_seed": TUNE_SEED, "test_seed": TEST_SEED, "results": out,
+                       "maniac_preflop_allin_ceiling": dict(zip(("mbb", "share", "min_hs"), ceiling))}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,9 @@
 """ASHE 1.0's player: its modules and decision network against numpy, Algorithm 1, memory lifetimes, play."""
 
+import importlib.util
+import itertools
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -10,6 +14,7 @@ from pokerduel.players import ashe1
 from pokerduel.players.base import ASHE1, make_player
 from pokerduel.players.bots import algorithm1, algorithm1_pot
 from pokerduel.players.genomes import AsheSettings, action_counts, ashe_player, random_genome
+from pokerduel.players.hand_strength import PREFLOP_HS
 
 SETTINGS = AsheSettings(model="ashe1", hidden=7)
 
@@ -170,3 +175,42 @@ def test_settings_validate_the_model():
         ashe_player(np.zeros(AsheSettings().genome_size), SETTINGS)
     with pytest.raises(ValueError, match="is a genome of the ashe2 model"):
         EvolveConfig(model="ashe1", init="patient", opponents=("calling-machine",), fitness="ane", deals=2)
+
+
+def _bot_ceilings(monkeypatch):
+    scripts = Path(__file__).parents[1] / "scripts"
+    monkeypatch.syspath_prepend(str(scripts))
+    spec = importlib.util.spec_from_file_location("bot_ceilings", scripts / "bot_ceilings.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_preflop_all_in_or_fold_ceiling_against_the_maniac(monkeypatch):
+    """``bot_ceilings.preflop_allin_ceiling`` is the best all-in-or-fold threshold over the 1,326 starting hands
+    enumerated card by card here; and a hand-wired ASHE 1.0 network that moves all-in with hand strength above 0.5
+    and folds the rest wins from the Maniac what the closed form says, within four standard errors."""
+    hs = []
+    for c1, c2 in itertools.combinations(range(52), 2):  # rank = card // 4, suit = card % 4
+        hi, lo = max(c1 // 4, c2 // 4), min(c1 // 4, c2 // 4)
+        hs.append(PREFLOP_HS[hi, lo] if c1 % 4 == c2 % 4 or hi == lo else PREFLOP_HS[lo, hi])
+    hs = np.sort(np.array(hs))[::-1]
+    value = [((2 * hs[:k] - 1).sum() * STACK - (1326 - k) * 75) / 1326 * 10 for k in range(1327)]
+    mbb, share, min_hs = _bot_ceilings(monkeypatch).preflop_allin_ceiling()
+    k = int(np.argmax(value))
+    assert mbb == pytest.approx(value[k], rel=1e-12) and share == pytest.approx(k / 1326) and min_hs == hs[k - 1]
+
+    settings = AsheSettings(model="ashe1", hidden=1)
+    genome = np.zeros(settings.genome_size)
+    blocks, net = split(genome, 1)
+    blocks[0]["W"][0, 0, 4] = 1e6  # block input tanh(1e6 (hs - 0.5)): the sign of hs - 0.5
+    blocks[0]["b"][0, 0] = -0.5e6
+    blocks[0]["b"][1:, 0] = 20.0, -20.0, 20.0  # input gate open, forget gate shut, output gate open
+    net["W1"][0, 0] = 1.0
+    net["w2"][0] = 100.0  # o = +-56: all-in or fold
+    r = play_duplicate(ashe_player(genome, settings), make_player("hothead-maniac"), 3000, 17)
+    assert set(np.abs(r.hand_payoffs).ravel()) <= {0, 50, 100, STACK}
+    above = hs > 0.5
+    expected = ((2 * hs[above] - 1).sum() * STACK - (~above).sum() * 75) / 1326 * 10
+    got, half = r.mbb_per_hand()
+    assert abs(got - expected) < 4 * half / 1.96, (got, half, expected)
