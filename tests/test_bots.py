@@ -112,55 +112,47 @@ def algorithm1_reference(h: HandState, o: float):
     return RAISE, min(max(target, la.min_raise_to), la.max_raise_to)
 
 
-@pytest.mark.parametrize(
-    "betting, y, expected",
-    [
-        # Button first to act: x = 50, minimum raise to 200 (increment 100).
-        ("", 49, (FOLD, 0)),
-        ("", 50, (CALL, 0)),
-        ("", 149, (CALL, 0)),
-        ("", 151, (RAISE, 250)),  # k = 2: 50 + 200
-        ("", 1040, (RAISE, 1050)),  # k = 10
-        ("", 1060, (RAISE, 1150)),  # k = 11
-        ("", 19_990, (RAISE, STACK)),  # 50 + 20000 is beyond the stack: all-in
-        ("", 20_000, (RAISE, STACK)),
-        # Big blind after a limp: x = 0, never folds.
-        ("c", 0, (CALL, 0)),
-        ("c", 99, (CALL, 0)),
-        ("c", 100, (RAISE, 200)),
-        ("c", 260, (RAISE, 400)),
-        # Big blind facing a raise to 300: x = 200, minimum raise to 500 (increment 200).
-        ("r300", 199, (FOLD, 0)),
-        ("r300", 200, (CALL, 0)),
-        ("r300", 399, (CALL, 0)),
-        ("r300", 401, (RAISE, 500)),
-        ("r300", 440, (RAISE, 500)),
-        ("r300", 460, (RAISE, 600)),  # commit 500 more: 100 + 500
-        # Flop, first to act: x = 0, minimum bet one big blind (to 400).
-        ("r300c/", 60, (CALL, 0)),
-        ("r300c/", 100, (RAISE, 400)),
-        ("r300c/", 740, (RAISE, 1000)),
-        # Flop, the button facing a bet of 1000 into 600: x = 1000, minimum raise to 2300.
-        ("r300c/r1300", 999, (FOLD, 0)),
-        ("r300c/r1300", 1000, (CALL, 0)),
-        ("r300c/r1300", 1999, (CALL, 0)),
-        ("r300c/r1300", 2000, (RAISE, 2300)),
-        ("r300c/r1300", 5020, (RAISE, 5300)),  # 300 + 50 big blinds
-        # Facing 12000 the only raise is all-in (increment 8000, below the minimum).
-        ("r12000", 11_899, (FOLD, 0)),
-        ("r12000", 11_900, (CALL, 0)),
-        ("r12000", 19_899, (CALL, 0)),
-        ("r12000", 19_900, (RAISE, STACK)),
-        # Facing all-in no raise is legal: call whatever y beyond x.
-        ("r20000", 19_899, (FOLD, 0)),
-        ("r20000", 20_000, (CALL, 0)),
-    ],
-)
-def test_algorithm1_hand_computed(betting, y, expected):
-    st, pos, lo, hi = spot(betting)
-    o = y / STACK
-    assert algorithm1(st, pos, lo, hi, o) == expected
-    assert algorithm1_reference(play(betting), o) == expected
+BIG_BLIND_CASES = [
+    # Button first to act: x = 50, minimum raise to 200 (increment 100).
+    ("", 49, (FOLD, 0)),
+    ("", 50, (CALL, 0)),
+    ("", 149, (CALL, 0)),
+    ("", 151, (RAISE, 250)),  # k = 2: 50 + 200
+    ("", 1040, (RAISE, 1050)),  # k = 10
+    ("", 1060, (RAISE, 1150)),  # k = 11
+    ("", 19_990, (RAISE, STACK)),  # 50 + 20000 is beyond the stack: all-in
+    ("", 20_000, (RAISE, STACK)),
+    # Big blind after a limp: x = 0, never folds.
+    ("c", 0, (CALL, 0)),
+    ("c", 99, (CALL, 0)),
+    ("c", 100, (RAISE, 200)),
+    ("c", 260, (RAISE, 400)),
+    # Big blind facing a raise to 300: x = 200, minimum raise to 500 (increment 200).
+    ("r300", 199, (FOLD, 0)),
+    ("r300", 200, (CALL, 0)),
+    ("r300", 399, (CALL, 0)),
+    ("r300", 401, (RAISE, 500)),
+    ("r300", 440, (RAISE, 500)),
+    ("r300", 460, (RAISE, 600)),  # commit 500 more: 100 + 500
+    # Flop, first to act: x = 0, minimum bet one big blind (to 400).
+    ("r300c/", 60, (CALL, 0)),
+    ("r300c/", 100, (RAISE, 400)),
+    ("r300c/", 740, (RAISE, 1000)),
+    # Flop, the button facing a bet of 1000 into 600: x = 1000, minimum raise to 2300.
+    ("r300c/r1300", 999, (FOLD, 0)),
+    ("r300c/r1300", 1000, (CALL, 0)),
+    ("r300c/r1300", 1999, (CALL, 0)),
+    ("r300c/r1300", 2000, (RAISE, 2300)),
+    ("r300c/r1300", 5020, (RAISE, 5300)),  # 300 + 50 big blinds
+    # Facing 12000 the only raise is all-in (increment 8000, below the minimum).
+    ("r12000", 11_899, (FOLD, 0)),
+    ("r12000", 11_900, (CALL, 0)),
+    ("r12000", 19_899, (CALL, 0)),
+    ("r12000", 19_900, (RAISE, STACK)),
+    # Facing all-in no raise is legal: call whatever y beyond x.
+    ("r20000", 19_899, (FOLD, 0)),
+    ("r20000", 20_000, (CALL, 0)),
+]
 
 
 def test_algorithm1_no_raise_after_63_actions():
@@ -171,20 +163,6 @@ def test_algorithm1_no_raise_after_63_actions():
     assert lo < 0
     assert algorithm1(h.st, h.actor, lo, hi, 1.0) == (CALL, 0)
     assert algorithm1(h.st, h.actor, lo, hi, 0.0) == (FOLD, 0)
-
-
-def test_algorithm1_matches_reference_on_random_states():
-    rng = np.random.default_rng(1)
-    n_raise = n_fold = 0
-    for h, la in STATES[::2]:
-        lo, hi = raise_range(h.st)
-        # Log-uniform o from 1e-4 to 1 so that small y (calls, min raises) are as common as big ones.
-        for o in 10.0 ** rng.uniform(-4, 0, size=6):
-            got = algorithm1(h.st, h.actor, lo, hi, o)
-            assert got == algorithm1_reference(h, o), (h.st, o)
-            n_raise += got[0] == RAISE
-            n_fold += got[0] == FOLD
-    assert n_raise > 500 and n_fold > 500
 
 
 def algorithm1_pot_reference(h: HandState, o: float):
@@ -203,42 +181,48 @@ def algorithm1_pot_reference(h: HandState, o: float):
     return RAISE, min(max(target, la.min_raise_to), la.max_raise_to)
 
 
-@pytest.mark.parametrize(
-    "betting, y, expected",
-    [
-        # Big blind facing a raise to 300: x = 200, the pot once called 600 (a quarter 150, half 300).
-        ("r300", 199, (FOLD, 0)),
-        ("r300", 349, (CALL, 0)),  # wants 149 more: below a quarter pot
-        ("r300", 350, (RAISE, 600)),  # wants 150: half a pot, to 300 + 300
-        ("r300", 840, (RAISE, 900)),  # wants 640: one pot (600), to 300 + 600
-        ("r300", 1160, (RAISE, 1200)),  # wants 960: one and a half pots (900) are nearer than two (1200)
-        # Flop, first to act after 300-300: x = 0, the pot 600.
-        ("r300c/", 149, (CALL, 0)),
-        ("r300c/", 150, (RAISE, 600)),  # half a pot: bet 300
-        ("r300c/", 1300, (RAISE, 1500)),  # two pots (1200) bet
-        ("r300c/", 12_000, (RAISE, STACK)),  # all-in is nearest
-        # Facing all-in no raise is legal.
-        ("r20000", 20_000, (CALL, 0)),
-    ],
-)
-def test_algorithm1_pot_hand_computed(betting, y, expected):
+POT_CASES = [
+    # Big blind facing a raise to 300: x = 200, the pot once called 600 (a quarter 150, half 300).
+    ("r300", 199, (FOLD, 0)),
+    ("r300", 349, (CALL, 0)),  # wants 149 more: below a quarter pot
+    ("r300", 350, (RAISE, 600)),  # wants 150: half a pot, to 300 + 300
+    ("r300", 840, (RAISE, 900)),  # wants 640: one pot (600), to 300 + 600
+    ("r300", 1160, (RAISE, 1200)),  # wants 960: one and a half pots (900) are nearer than two (1200)
+    # Flop, first to act after 300-300: x = 0, the pot 600.
+    ("r300c/", 149, (CALL, 0)),
+    ("r300c/", 150, (RAISE, 600)),  # half a pot: bet 300
+    ("r300c/", 1300, (RAISE, 1500)),  # two pots (1200) bet
+    ("r300c/", 12_000, (RAISE, STACK)),  # all-in is nearest
+    # Facing all-in no raise is legal.
+    ("r20000", 20_000, (CALL, 0)),
+]
+#: Algorithm 1 as the bots play it, and with the Slumbot adjustments: (kernel, reference from the text)
+RULES = {"big-blinds": (algorithm1, algorithm1_reference), "pot": (algorithm1_pot, algorithm1_pot_reference)}
+
+
+@pytest.mark.parametrize("rule, betting, y, expected",
+                         [("big-blinds", *case) for case in BIG_BLIND_CASES] + [("pot", *case) for case in POT_CASES])
+def test_algorithm1_hand_computed(rule, betting, y, expected):
+    kernel, reference = RULES[rule]
     st, pos, lo, hi = spot(betting)
     o = y / STACK
-    assert algorithm1_pot(st, pos, lo, hi, o) == expected
-    assert algorithm1_pot_reference(play(betting), o) == expected
+    assert kernel(st, pos, lo, hi, o) == expected
+    assert reference(play(betting), o) == expected
 
 
-def test_algorithm1_pot_matches_reference_on_random_states():
-    rng = np.random.default_rng(2)
-    n_raise = n_call = 0
+@pytest.mark.parametrize("rule", RULES)
+def test_algorithm1_matches_reference_on_random_states(rule):
+    kernel, reference = RULES[rule]
+    rng = np.random.default_rng(1)
+    counts = {FOLD: 0, CALL: 0, RAISE: 0}
     for h, la in STATES[::2]:
         lo, hi = raise_range(h.st)
+        # Log-uniform o from 1e-4 to 1 so that small y (calls, min raises) are as common as big ones.
         for o in 10.0 ** rng.uniform(-4, 0, size=6):
-            got = algorithm1_pot(h.st, h.actor, lo, hi, o)
-            assert got == algorithm1_pot_reference(h, o), (h.st, o)
-            n_raise += got[0] == RAISE
-            n_call += got[0] == CALL
-    assert n_raise > 500 and n_call > 500
+            got = kernel(h.st, h.actor, lo, hi, o)
+            assert got == reference(h, o), (h.st, o)
+            counts[got[0]] += 1
+    assert min(counts.values()) > 500, counts
 
 
 # ---------------------------------------------------------------- the four ASHE 1.0 opponents
