@@ -34,9 +34,9 @@ import numpy as np
 
 from pokerduel.engine.rules import STACK
 from pokerduel.play.matches import deal_strengths, play_duplicate
-from pokerduel.players.hand_strength import PREFLOP_HS
 from pokerduel.players.base import TRAINING_BOTS, pot_odds
 from pokerduel.players.genomes import AsheSettings, ashe_player, handbuilt_genome, patient_genome
+from pokerduel.players.hand_strength import PREFLOP_HS
 
 TUNE_SEED, TEST_SEED = 4_040_404, 5_050_505  # deck seeds of the tuning and the measuring deals
 MARGINS = (0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8)

@@ -31,14 +31,16 @@ _OPTIONS = (
                  help="With --model ashe1, the decision network's output unit: linear, or logistic (Algorithm 1's o "
                       "in (0, 1), as the rule-based bots' o)."),
     click.option("--raise-sizes", type=click.Choice(["big-blinds", "pot"]), default="big-blinds", show_default=True,
-                 help="With --model ashe1: raises to the nearest big blind (Algorithm 1, as for Table 2), or the paper's "
-                      "adjustments for Slumbot (below a quarter pot a call, else 0.5, 1, 1.5, 2 pots or all-in)."),
+                 help="With --model ashe1: raises to the nearest big blind (Algorithm 1, as for Table 2), or the "
+                      "paper's adjustments for Slumbot (below a quarter pot a call, else 0.5, 1, 1.5, 2 pots or "
+                      "all-in)."),
 )
 
 
 def player_settings(command):
     """Add ``--calling-range``, ``--explore``, ``--read-raises``, ``--read-reraises``, ``--lookahead``,
-    ``--read-aggression``, ``--model``, ``--decision-output`` and ``--raise-sizes`` (``AsheSettings``) to a click command."""
+    ``--read-aggression``, ``--model``, ``--decision-output`` and ``--raise-sizes`` (``AsheSettings``) to a click
+    command."""
     for option in reversed(_OPTIONS):
         command = option(command)
     return command

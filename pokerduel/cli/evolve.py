@@ -222,8 +222,8 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
            validate_window, validate_matches, validate_rule, validate_finalists, validate_final_matches, pool_weights,
            deals, matches, population, generations, keep, selector, budget, n0, repeat, lag, lag_thread, refit_every,
            batch, selector_options, seed, hidden, prt_capacity, calling_range, explore, read_raises, read_reraises,
-           lookahead, read_aggression, model, decision_output, raise_sizes, reset, common_decks, rate_start, rate_end, sigma_start, sigma_end, init,
-           freeze_init, init_range,
+           lookahead, read_aggression, model, decision_output, raise_sizes, reset, common_decks, rate_start, rate_end,
+           sigma_start, sigma_end, init, freeze_init, init_range,
            hs_samples, panel_bots, panel_deals, panel_heldout, out, resume, overwrite, backend, workers, scheduler,
            as_json):
     """Evolve ASHE players: each generation a top-k selector picks the survivors, TSER makes the rest.
