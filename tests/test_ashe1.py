@@ -1,8 +1,6 @@
 """ASHE 1.0's player: its modules and decision network against numpy, Algorithm 1, memory lifetimes, play."""
 
-import importlib.util
 import itertools
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -177,16 +175,7 @@ def test_settings_validate_the_model():
         EvolveConfig(model="ashe1", init="patient", opponents=("calling-machine",), fitness="ane", deals=2)
 
 
-def _bot_ceilings(monkeypatch):
-    scripts = Path(__file__).parents[1] / "scripts"
-    monkeypatch.syspath_prepend(str(scripts))
-    spec = importlib.util.spec_from_file_location("bot_ceilings", scripts / "bot_ceilings.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_the_preflop_all_in_or_fold_ceiling_against_the_maniac(monkeypatch):
+def test_the_preflop_all_in_or_fold_ceiling_against_the_maniac(script):
     """``bot_ceilings.preflop_allin_ceiling`` is the best all-in-or-fold threshold over the 1,326 starting hands
     enumerated card by card here; and a hand-wired ASHE 1.0 network that moves all-in with hand strength above 0.5
     and folds the rest wins from the Maniac what the closed form says, within four standard errors."""
@@ -196,7 +185,7 @@ def test_the_preflop_all_in_or_fold_ceiling_against_the_maniac(monkeypatch):
         hs.append(PREFLOP_HS[hi, lo] if c1 % 4 == c2 % 4 or hi == lo else PREFLOP_HS[lo, hi])
     hs = np.sort(np.array(hs))[::-1]
     value = [((2 * hs[:k] - 1).sum() * STACK - (1326 - k) * 75) / 1326 * 10 for k in range(1327)]
-    mbb, share, min_hs = _bot_ceilings(monkeypatch).preflop_allin_ceiling()
+    mbb, share, min_hs = script("bot_ceilings").preflop_allin_ceiling()
     k = int(np.argmax(value))
     assert mbb == pytest.approx(value[k], rel=1e-12) and share == pytest.approx(k / 1326) and min_hs == hs[k - 1]
 

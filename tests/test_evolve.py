@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import json
 import os
@@ -11,7 +10,6 @@ import subprocess
 import sys
 import time
 from dataclasses import replace
-from pathlib import Path
 
 import h5py
 import numpy as np
@@ -543,22 +541,12 @@ def test_lag_inline_gives_the_same_run_file(tmp_path):
     _records_equal(*runs)
 
 
-def _script(name, monkeypatch):
-    """A module of ``scripts/``, importable with its neighbours (the scripts import each other)."""
-    scripts = Path(__file__).parents[1] / "scripts"
-    monkeypatch.syspath_prepend(str(scripts))
-    spec = importlib.util.spec_from_file_location(name, scripts / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_population_spread_plays_every_player_and_the_champion_against_each_bot(tmp_path, monkeypatch):
+def test_population_spread_plays_every_player_and_the_champion_against_each_bot(tmp_path, script):
     cfg = tiny(opponents=("calling-machine",), fitness="ane", deals=4, generations=2, population=4, keep=2)
     path = str(tmp_path / "p.h5")
     run_evolution(cfg, path)
     with get_backend("serial") as backend:
-        r = _script("population_spread", monkeypatch).spread(path, deals=4, seed=7, backend=backend)
+        r = script("population_spread").spread(path, deals=4, seed=7, backend=backend)
     run = load_run(path)
     res = np.array([[play_duplicate(ashe_player(g, run.config.settings), resolve_opponent(bot), 4,
                                    seed=7).mbb_per_hand()[0]
@@ -567,14 +555,14 @@ def test_population_spread_plays_every_player_and_the_champion_against_each_bot(
     assert np.allclose(r["median"], np.median(res[:-1], axis=0)) and np.allclose(r["best"], res[:-1].max(axis=0))
 
 
-def test_validate_champions_chooses_what_a_validate_window_would_have(tmp_path, monkeypatch):
+def test_validate_champions_chooses_what_a_validate_window_would_have(tmp_path, script):
     """The script, on a run finished without validation, names the champion that the same run with
     ``validate_window`` (and ``validate_finalists``) stores."""
     base = dict(opponents=("calling-machine", "candid-statistician"), fitness="ane", deals=4, generations=3)
     run_evolution(tiny(**base), tmp_path / "v.h5")
     stored = run_evolution(tiny(**base, validate_window=2, validate_matches=2), tmp_path / "w.h5").run.validation
     out = tmp_path / "val.json"
-    assert _script("validate_champions", monkeypatch).main(
+    assert script("validate_champions").main(
         [str(tmp_path / "v.h5"), "--window", "2", "--matches", "2", "--workers", "1", "--json", str(out)]) == 0
     (r,) = json.loads(out.read_text())["results"]
     assert r["generations"] == [2, 3] and r["opponents"] == ["calling-machine", "candid-statistician"]
@@ -583,14 +571,14 @@ def test_validate_champions_chooses_what_a_validate_window_would_have(tmp_path, 
     # and with a second stage, the finalists and their results that such a run stores
     final = run_evolution(tiny(**base, validate_window=2, validate_matches=2, validate_finalists=2,
                                validate_final_matches=1), tmp_path / "f.h5").run.validation
-    assert _script("validate_champions", monkeypatch).main(
+    assert script("validate_champions").main(
         [str(tmp_path / "v.h5"), "--window", "2", "--matches", "2", "--finalists", "2", "--final-matches", "1",
          "--workers", "1", "--json", str(out)]) == 0
     (r,) = json.loads(out.read_text())["results"]
     assert r["champion"] == final["champion"] and r["finalists"] == list(final["finalists"])
     assert np.allclose(r["final_mbb"], final["final_mbb"])
     # the same second stage on a run validated in one stage, its first stage taken from the file
-    assert _script("validate_champions", monkeypatch).main(
+    assert script("validate_champions").main(
         [str(tmp_path / "w.h5"), "--window", "2", "--matches", "2", "--finalists", "2", "--final-matches", "1",
          "--reuse-first-stage", "--workers", "1", "--json", str(out)]) == 0
     (r,) = json.loads(out.read_text())["results"]
@@ -598,16 +586,16 @@ def test_validate_champions_chooses_what_a_validate_window_would_have(tmp_path, 
     assert np.allclose(r["final_mbb"], final["final_mbb"]) and np.allclose(r["mbb"], stored["mbb"])
     for window, matches, seed in (("3", "2", []), ("2", "3", []), ("2", "2", ["--seed", "5"])):  # not the stored stage
         with pytest.raises(SystemExit) as err:
-            _script("validate_champions", monkeypatch).main(
+            script("validate_champions").main(
                 [str(tmp_path / "w.h5"), "--window", window, "--matches", matches, *seed, "--finalists", "2",
                  "--reuse-first-stage", "--workers", "1"])
         assert err.value.code == 2
     with pytest.raises(SystemExit) as err:                 # a run without a stored validation
-        _script("validate_champions", monkeypatch).main([str(tmp_path / "v.h5"), "--window", "2", "--matches", "2",
+        script("validate_champions").main([str(tmp_path / "v.h5"), "--window", "2", "--matches", "2",
                                                          "--finalists", "2", "--reuse-first-stage"])
     assert err.value.code == 2
     # targets given for a run evolved without them: the champions ranked by the shortfall below them
-    assert _script("validate_champions", monkeypatch).main(
+    assert script("validate_champions").main(
         [str(tmp_path / "v.h5"), "--window", "2", "--matches", "2", "--rule", "shortfall", "--targets", "30000,none",
          "--workers", "1", "--json", str(out)]) == 0
     (r,) = json.loads(out.read_text())["results"]
@@ -617,14 +605,14 @@ def test_validate_champions_chooses_what_a_validate_window_would_have(tmp_path, 
     assert r["champion"] == r["generations"][best]
     for bad in (["--targets", "1,x"], ["--targets", "1,2,3"], ["--rule", "shortfall"]):  # no targets: no shortfall
         with pytest.raises(SystemExit) as err:
-            _script("validate_champions", monkeypatch).main([str(tmp_path / "v.h5"), "--window", "2", *bad])
+            script("validate_champions").main([str(tmp_path / "v.h5"), "--window", "2", *bad])
         assert err.value.code == 2
 
 
-def test_champion_matches_plays_hand_made_players_with_lookahead(tmp_path, monkeypatch):
+def test_champion_matches_plays_hand_made_players_with_lookahead(tmp_path, script):
     """``--lookahead`` plays a hand-made spec as the presets evolve from it: each match is the one
     ``play_duplicate`` gives that genome with the setting on; with a run file it is a usage error."""
-    cm = _script("champion_matches", monkeypatch)
+    cm = script("champion_matches")
     out = tmp_path / "m.json"
     assert cm.main(["reader-river", "--lookahead", "--opponents", "candid-statistician", "--matches", "2",
                     "--deals", "20", "--seed", "3", "--workers", "1", "--json", str(out)]) == 0
@@ -639,8 +627,8 @@ def test_champion_matches_plays_hand_made_players_with_lookahead(tmp_path, monke
     assert err.value.code == 2
 
 
-def test_validation_bands_average_the_stored_validation_by_generation(tmp_path, monkeypatch, capsys):
-    vb = _script("validation_bands", monkeypatch)
+def test_validation_bands_average_the_stored_validation_by_generation(tmp_path, script, capsys):
+    vb = script("validation_bands")
     base = dict(opponents=("calling-machine", "candid-statistician"), fitness="ane", deals=4, generations=3)
     run = run_evolution(tiny(**base, validate_window=3, validate_matches=2), tmp_path / "w.h5").run
     mbb = np.asarray(run.validation["mbb"])
@@ -661,8 +649,8 @@ def _matches_json(path, results):
         json.dump({"deals": 500, "seed": 1, "explore": None, "results": results}, f)
 
 
-def test_champion_table_flags_the_goal_and_pairs_two_arms_by_run(tmp_path, monkeypatch, capsys):
-    ct = _script("champion_table", monkeypatch)
+def test_champion_table_flags_the_goal_and_pairs_two_arms_by_run(tmp_path, script, capsys):
+    ct = script("champion_table")
     table2 = dict(zip(TRAINING_BOTS, (998.6, 40368.0, 36158.0, 9800.0)))
     held = ("tight-aggressive", "loose-passive", "bluffer", "check-raiser", "pot-odds")
 
@@ -714,13 +702,13 @@ def test_champion_table_flags_the_goal_and_pairs_two_arms_by_run(tmp_path, monke
         ct.by_file({"seed1.h5": {}, "seed1.h5:champion:3": {}})
 
 
-def test_champion_table_counts_the_luck_of_matches_every_run_shares(monkeypatch):
+def test_champion_table_counts_the_luck_of_matches_every_run_shares(script):
     """Runs tested on the same matches share those matches' luck. Simulated from the two-way random-effects model
     (run, match, residual SDs 1, 1.5, 2; 10 runs x 20 matches; the mean's true variance 1/10 + 2.25/20 + 4/200):
     the interval over runs and matches covers the true mean about 95 % of the time (binomial SE 0.5 % over 2,000
     replicates; Satterthwaite's df is an approximation, so 93-97.5 %), where a t interval over the runs' means
     alone covers it far less often."""
-    ct = _script("champion_table", monkeypatch)
+    ct = script("champion_table")
     rng = np.random.default_rng(7)
     covered, covered_runs_only, variances = 0, 0, []
     for _ in range(2000):
@@ -744,10 +732,10 @@ def test_champion_table_counts_the_luck_of_matches_every_run_shares(monkeypatch)
     assert list(ct.results_of(runs, "o")) == [1.0, 3.0]
 
 
-def test_fitness_noise_separates_the_players_own_spread_from_the_luck_of_their_decks(monkeypatch):
+def test_fitness_noise_separates_the_players_own_spread_from_the_luck_of_their_decks(script):
     """Two-way analysis of variance on synthetic results: a deck set's effect on every player alike is not
     noise; the players' own spread and the interaction are recovered within a few standard errors."""
-    fn = _script("fitness_noise", monkeypatch)
+    fn = script("fitness_noise")
     rng = np.random.default_rng(3)
     S, n = 40, 200
     own, noise = np.array([2.0, 0.5]), np.array([3.0, 1.0])
@@ -765,12 +753,12 @@ def test_fitness_noise_separates_the_players_own_spread_from_the_luck_of_their_d
     assert list(fn.neyman_deals(np.array([0.84, 0.03, 0.13]), 12)) == [9, 1, 2]   # largest remainders, sum kept
 
 
-def test_fitness_noise_plays_the_last_population_against_the_runs_fixed_opponents(tmp_path, monkeypatch):
+def test_fitness_noise_plays_the_last_population_against_the_runs_fixed_opponents(tmp_path, script):
     cfg = tiny(opponents=("calling-machine", "candid-statistician"), fitness="ane", deals=4, generations=3,
                hall_of_fame=1, pool_weights=(0.0, 0.5, 1.0))
     run = run_evolution(cfg, tmp_path / "n.h5").run
     out = tmp_path / "noise.json"
-    fn = _script("fitness_noise", monkeypatch)
+    fn = script("fitness_noise")
     assert fn.main([str(tmp_path / "n.h5"), "--deck-sets", "2", "--workers", "1", "--json", str(out)]) == 0
     r = json.loads(out.read_text())
     hall = run.records["hall"][-1][0]
@@ -783,9 +771,9 @@ def test_fitness_noise_plays_the_last_population_against_the_runs_fixed_opponent
     assert np.allclose(r["weights"], [1 / 3, 1 / 3, 1 / 3]) and sum(r["suggested_deals"]) == 12
 
 
-def test_allin_noise_scores_each_allin_at_its_exact_runout_value(monkeypatch):
+def test_allin_noise_scores_each_allin_at_its_exact_runout_value(script):
     eval7lib = pytest.importorskip("eval7")
-    an = _script("allin_noise", monkeypatch)
+    an = script("allin_noise")
     names = [f"{r}{s}" for r in "23456789TJQKA" for s in "cdhs"]
     rng = np.random.default_rng(5)
     for known in (3, 4):  # flop and turn against every run-out by an independent evaluator
