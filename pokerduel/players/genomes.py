@@ -109,20 +109,14 @@ class AsheSettings:
         return ashe1.genome_size(self.hidden) if self.model == "ashe1" else ashe.genome_size(self.hidden)
 
     def to_dict(self) -> dict:
-        """The settings as JSON-ready values; the later settings (``calling_range``, ``explore``, ``read_raises``,
-        ``read_reraises``, ``lookahead``, ``read_aggression``, ``model``, ``decision_output``, ``raise_sizes``) only
-        when not the default, so older files compare equal."""
+        """The settings as JSON-ready values; the later settings (``_LATER_SETTINGS``) only when not the default,
+        so older files compare equal."""
         d = {k: (int(v) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else v)
              for k, v in asdict(self).items()}
-        for later in ("calling_range", "explore", "read_raises", "read_reraises", "lookahead", "read_aggression"):
-            if not d[later]:
+        default = AsheSettings()
+        for later in _LATER_SETTINGS:
+            if d[later] == getattr(default, later):
                 del d[later]
-        if d["model"] == "ashe2":
-            del d["model"]
-        if d["decision_output"] == "linear":
-            del d["decision_output"]
-        if d["raise_sizes"] == "big-blinds":
-            del d["raise_sizes"]
         return d
 
     @classmethod
@@ -133,6 +127,9 @@ class AsheSettings:
         return cls(**d)
 
 
+#: the settings added after population files existed, written only when not the default
+_LATER_SETTINGS = ("calling_range", "explore", "read_raises", "read_reraises", "lookahead", "read_aggression", "model",
+                   "decision_output", "raise_sizes")
 #: the settings of the estimators (``ashe2``) that ASHE 1.0's player does not have
 _ESTIMATOR_SETTINGS = ("lstm_reset", "calling_range", "explore", "read_raises", "read_reraises", "lookahead",
                        "read_aggression")
