@@ -32,7 +32,7 @@ import json
 
 import numpy as np
 
-from pokerduel.engine.rules import STACK
+from pokerduel.engine.rules import BIG_BLIND, SMALL_BLIND, STACK
 from pokerduel.play.matches import deal_strengths, play_duplicate
 from pokerduel.players.base import TRAINING_BOTS, pot_odds
 from pokerduel.players.genomes import AsheSettings, ashe_player, handbuilt_genome, patient_genome
@@ -56,7 +56,8 @@ def preflop_allin_ceiling():
     combos = np.where(ranks[:, None] == ranks[None, :], 6, np.where(ranks[:, None] > ranks[None, :], 4, 12)).ravel()
     order = np.argsort(-hs, kind="stable")
     share = np.cumsum(combos[order]) / combos.sum()
-    chips = np.cumsum(combos[order] * (2 * hs[order] - 1)) / combos.sum() * STACK - (1 - share) * 75
+    folded = (SMALL_BLIND + BIG_BLIND) / 2  # the blind a fold leaves, on average over the two seats
+    chips = np.cumsum(combos[order] * (2 * hs[order] - 1)) / combos.sum() * STACK - (1 - share) * folded
     k = int(chips.argmax())
     return float(chips[k] * 10), float(share[k]), float(hs[order][k])
 
