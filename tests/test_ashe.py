@@ -542,6 +542,35 @@ def test_read_aggression_replaces_only_the_all_in_flag_of_swre():
                                            ashe.explain_decision(own, facing, strength=0.6)["candidates"][1:]]
 
 
+
+def test_mark_reraises_feeds_swre_the_size_class_of_a_reraise_only():
+    """A player whose SWRE reads only its third candidate input. With ``mark_reraises`` it is the size class of a
+    raise made facing the opponent's raise (0.25 for half a pot up to 1 for all-in) and 0 for the call and for
+    every candidate when nothing is faced; without it, the all-in flag. Checked against the closed form of one
+    memoryless cell."""
+    settings = AsheSettings(prt_capacity=64, hidden=2)
+    g = np.zeros(settings.genome_size)
+    v = unpack(g, settings.hidden)["swre"]
+    v["W"][0, 0, ashe.SWRE_DEC + 2] = 1.0
+    v["b"][1:, 0] = (10.0, -10.0, 10.0)  # input and output gates open, no memory
+    v["w_out"][0] = 2.0
+    own, mark = (ashe_player(g, replace(settings, mark_reraises=m)) for m in (False, True))
+    sigmoid = lambda z: 1.0 / (1.0 + np.exp(-z))  # noqa: E731
+    gate = sigmoid(10.0)
+    w_of = lambda x: sigmoid(2.0 * gate * np.tanh(gate * np.tanh(x)))  # noqa: E731
+    facing, opening = scripted(["c", "c", 300]), scripted(["c", "c"])
+    b = ashe.explain_decision(mark, facing, strength=0.6)["candidates"]
+    assert [c["w_hat"] for c in b[1:]] == pytest.approx([w_of(x) for x in (0, 0.25, 0.5, 0.75, 1.0, 1.0)],
+                                                        rel=1e-9)
+    b = ashe.explain_decision(mark, opening, strength=0.6)["candidates"]
+    assert [c["w_hat"] for c in b if c["w_hat"] == c["w_hat"]] == pytest.approx([w_of(0.0)] * 6, rel=1e-9)
+    a = ashe.explain_decision(own, facing, strength=0.6)["candidates"]
+    assert [c["w_hat"] for c in a[1:]] == pytest.approx([w_of(x) for x in (0, 0, 0, 0, 0, 1.0)], rel=1e-9)
+    with pytest.raises(ValueError, match="at most one"):
+        AsheSettings(read_aggression=True, mark_reraises=True)
+    with pytest.raises(ValueError, match="ashe2 model only"):
+        AsheSettings(model="ashe1", mark_reraises=True)
+
 def test_reader_genome_is_the_patient_one_until_the_opponent_shows_hands():
     settings = AsheSettings(read_raises=True)
     reader, patient = ashe_player(reader_genome(settings), settings), ashe_player(patient_genome(settings), settings)

@@ -24,6 +24,9 @@ _OPTIONS = (
     click.option("--read-aggression/--allin-flag", default=False, show_default=True,
                  help="SWRE's all-in flag input (implied by the others) becomes the opponent's raise share on the "
                       "street."),
+    click.option("--mark-reraises/--allin-mark", default=False, show_default=True,
+                 help="SWRE's all-in flag input becomes the candidate's size class when it raises the opponent's "
+                      "raise (0 otherwise), so that a re-raise's win estimate can be lowered by one weight."),
     click.option("--model", type=click.Choice(tuple(MODELS)), default="ashe2", show_default=True,
                  help="ashe2: the PRT with the OFRE and SWRE estimators; ashe1: ASHE 1.0's player, LSTM modules and a "
                       "decision network whose output commits chips by Algorithm 1 (--hidden: its hidden units)."),
@@ -39,7 +42,7 @@ _OPTIONS = (
 
 def player_settings(command):
     """Add ``--calling-range``, ``--explore``, ``--read-raises``, ``--read-reraises``, ``--lookahead``,
-    ``--read-aggression``, ``--model``, ``--decision-output`` and ``--raise-sizes`` (``AsheSettings``) to a click
+    ``--read-aggression``, ``--mark-reraises``, ``--model``, ``--decision-output`` and ``--raise-sizes`` (``AsheSettings``) to a click
     command."""
     for option in reversed(_OPTIONS):
         command = option(command)

@@ -222,8 +222,8 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
            validate_window, validate_matches, validate_rule, validate_finalists, validate_final_matches, pool_weights,
            deals, matches, population, generations, keep, selector, budget, n0, repeat, lag, lag_thread, refit_every,
            batch, selector_options, seed, hidden, prt_capacity, calling_range, explore, read_raises, read_reraises,
-           lookahead, read_aggression, model, decision_output, raise_sizes, reset, common_decks, rate_start, rate_end,
-           sigma_start, sigma_end, init, freeze_init, init_range,
+           lookahead, read_aggression, mark_reraises, model, decision_output, raise_sizes, reset, common_decks,
+           rate_start, rate_end, sigma_start, sigma_end, init, freeze_init, init_range,
            hs_samples, panel_bots, panel_deals, panel_heldout, out, resume, overwrite, backend, workers, scheduler,
            as_json):
     """Evolve ASHE players: each generation a top-k selector picks the survivors, TSER makes the rest.
@@ -246,7 +246,8 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
         repeat=repeat, lag=lag, refit_every=refit_every, batch=batch, seed=seed, hidden=hidden,
         prt_capacity=prt_capacity,
         calling_range=calling_range, explore=explore, read_raises=read_raises, read_reraises=read_reraises,
-        lookahead=lookahead, read_aggression=read_aggression, model=model, decision_output=decision_output,
+        lookahead=lookahead, read_aggression=read_aggression, mark_reraises=mark_reraises, model=model,
+        decision_output=decision_output,
         raise_sizes=raise_sizes, reset=reset,
         common_decks=common_decks,
         panel_deals=panel_deals, panel_heldout=panel_heldout,

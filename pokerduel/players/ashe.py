@@ -16,7 +16,7 @@ raise increment as a fraction ``s`` of the pot after calling: B0 < 0.375 <= B1 <
 player's own raises of 0.5, 1, 1.5 and 2 pots fall in B1..B4 and its all-in in B6.
 
 **params** (float64): ``[hidden, prt_capacity, lstm_reset, calling_range, explore, read_raises,
-read_reraises, lookahead, read_aggression, OFRE block, SWRE block]``.
+read_reraises, lookahead, read_aggression, mark_reraises, OFRE block, SWRE block]``.
 An estimator block for ``n`` inputs and ``H`` cells is, in order: ``W[4, H, n]``, ``R[4, H, H]``, peepholes
 ``p[3, H]`` (input, forget, output gates), biases ``b[4, H]``, output weights ``w[H]``, output bias;
 gates are ordered (block input z, input i, forget f, output o). The genome is everything after the
@@ -71,8 +71,8 @@ CONF_PRIOR = 10.0  # confidence of n observations is n / (n + CONF_PRIOR)
 
 # ---- params header ---------------------------------------------------------------------------------
 (P_HIDDEN, P_CAPACITY, P_LSTM_RESET, P_CALLING_RANGE, P_EXPLORE, P_READ_RAISES, P_READ_RERAISES, P_LOOKAHEAD,
- P_READ_AGGRESSION) = range(9)
-HEADER = 9
+ P_READ_AGGRESSION, P_MARK_RERAISES) = range(10)
+HEADER = 10
 RESET_HAND, RESET_HALF = 0, 1  # when the LSTM state returns to zero
 
 
@@ -593,6 +593,8 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
     # read_aggression: SWRE's all-in flag (implied by the size class and the chips added) becomes the
     # opponent's raise share on this street, over all hands of the bank.
     aggression = params[P_READ_AGGRESSION] > 0.0
+    # mark_reraises: that flag becomes the candidate's size class if it raises the opponent's raise, else 0.
+    marking = params[P_MARK_RERAISES] > 0.0
     raise_share = _shrunk(im[I_OPP_STREET + 4 + street], im[I_OPP_STREET + street], 0.5)
     # Looking ahead: a call that closes a street before the river, or a check that opens one.
     look_close = facing & (street < 3)
@@ -648,7 +650,12 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
         j = SWRE_DEC
         x_s[j] = added / STACK
         x_s[j + 1] = size
-        x_s[j + 2] = raise_share if aggression else allin
+        if aggression:
+            x_s[j + 2] = raise_share
+        elif marking:
+            x_s[j + 2] = size if facing & (k >= 2) else 0.0
+        else:
+            x_s[j + 2] = allin
         x_s[j + 3] = _rate(sd_hs, sd_n, 0.5)
         x_s[j + 4] = _rate(sd_win, sd_n, 0.5)
         x_s[j + 5] = sd_n / (sd_n + CONF_PRIOR)
