@@ -136,6 +136,15 @@ def test_cli_population_new_show_and_play(run, tmp_path):
     pop = load_population(tmp_path / "y.h5")
     assert pop.settings == AsheSettings(model="ashe1", hidden=20, decision_output="logistic", raise_sizes="pot")
     assert pop.player(1).kind == ASHE1
+    res = run("population", "new", "--size", 2, "--mark-reraises", "--out", tmp_path / "z.h5")
+    assert res.exit_code == 0, res.output
+    assert load_population(tmp_path / "z.h5").settings == AsheSettings(mark_reraises=True)
+    for args, match in ((["--mark-reraises", "--read-aggression"], "at most one"),
+                        (["--mark-reraises", "--model", "ashe1"], "ashe2 model only"),
+                        (["--decision-output", "logistic"], "ashe1 model only")):
+        res = run("population", "new", "--size", 2, *args, "--out", tmp_path / "w.h5")
+        assert res.exit_code == 2 and match in res.output and "Traceback" not in res.output, (args, res.output)
+        assert not (tmp_path / "w.h5").exists()
 
 
 @pytest.mark.parametrize("args", [

@@ -24,7 +24,7 @@ _OPTIONS = (
     click.option("--read-aggression/--allin-flag", default=False, show_default=True,
                  help="SWRE's all-in flag input (implied by the others) becomes the opponent's raise share on the "
                       "street."),
-    click.option("--mark-reraises/--allin-mark", default=False, show_default=True,
+    click.option("--mark-reraises/--no-mark-reraises", default=False, show_default=True,
                  help="SWRE's all-in flag input becomes the candidate's size class when it raises the opponent's "
                       "raise (0 otherwise), so that a re-raise's win estimate can be lowered by one weight."),
     click.option("--model", type=click.Choice(tuple(MODELS)), default="ashe2", show_default=True,
@@ -42,8 +42,8 @@ _OPTIONS = (
 
 def player_settings(command):
     """Add ``--calling-range``, ``--explore``, ``--read-raises``, ``--read-reraises``, ``--lookahead``,
-    ``--read-aggression``, ``--mark-reraises``, ``--model``, ``--decision-output`` and ``--raise-sizes`` (``AsheSettings``) to a click
-    command."""
+    ``--read-aggression``, ``--mark-reraises``, ``--model``, ``--decision-output`` and ``--raise-sizes``
+    (``AsheSettings``) to a click command."""
     for option in reversed(_OPTIONS):
         command = option(command)
     return command
