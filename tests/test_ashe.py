@@ -510,17 +510,31 @@ def test_street_counts_hold_every_opponent_action_and_its_raises(bank):
     assert opponent_streets(bank) == [(4, 1), (3, 2), (1, 0), (1, 0)]
 
 
+def third_input_genome(settings):
+    """A genome whose SWRE reads only its third candidate input ``x`` (the all-in flag by default), through one
+    memoryless cell with its gates open: ``w_hat = third_input_win(x)``."""
+    g = np.zeros(settings.genome_size)
+    v = unpack(g, settings.hidden)["swre"]
+    v["W"][0, 0, ashe.SWRE_DEC + 2] = 1.0
+    v["b"][1:, 0] = (10.0, -10.0, 10.0)  # input and output gates open, no memory
+    v["w_out"][0] = 2.0
+    return g
+
+
+def third_input_win(x):
+    """The closed form of ``third_input_genome``'s win estimate: its cell's block input is ``tanh(x)``."""
+    sigmoid = lambda z: 1.0 / (1.0 + np.exp(-z))  # noqa: E731
+    gate = sigmoid(10.0)  # input and output gates
+    return sigmoid(2.0 * gate * np.tanh(gate * np.tanh(x)))
+
+
 def test_read_aggression_replaces_only_the_all_in_flag_of_swre():
     """A player whose SWRE reads only its third candidate input: the all-in flag, or with ``read_aggression`` the
     opponent's raise share on the street. The big blind bet the flop in all twenty hands seen, so the share is
     (20 + 5) / (20 + 10) and every candidate's win estimate moves up by the same amount; the fold estimates and
     the decision inputs are untouched."""
     settings = AsheSettings(prt_capacity=64, hidden=2)
-    g = np.zeros(settings.genome_size)
-    v = unpack(g, settings.hidden)["swre"]
-    v["W"][0, 0, ashe.SWRE_DEC + 2] = 1.0
-    v["b"][1:, 0] = (10.0, -10.0, 10.0)  # input and output gates open, no memory
-    v["w_out"][0] = 2.0
+    g = third_input_genome(settings)
     unpack(g, settings.hidden)["ofre"]["b_out"][...] = 0.3  # a constant fold estimate for the raises
     own, read = (ashe_player(g, replace(settings, read_aggression=r)) for r in (False, True))
     facing = scripted(["c", "c", 300])
@@ -533,14 +547,10 @@ def test_read_aggression_replaces_only_the_all_in_flag_of_swre():
         record((own, imem[0], fmem[0]), 1, ["c", "c", 300, "c", "c", "c", "c", "c"], opp_hs=0.7, result=0.0)
     a, b = (ashe.explain_decision(p, facing, strength=0.6, memory=(imem, fmem))["candidates"] for p in (own, read))
     assert len({c["w_hat"] for c in b[1:]}) == 1 and b[1]["w_hat"] > fresh[0] + 0.03, (b, fresh)
-    sigmoid = lambda z: 1.0 / (1.0 + np.exp(-z))  # noqa: E731
-    gate = sigmoid(10.0)  # input and output gates; the block input is tanh(share)
-    expected = sigmoid(2.0 * gate * np.tanh(gate * np.tanh(25.0 / 30.0)))
-    assert b[1]["w_hat"] == pytest.approx(expected, rel=1e-6)
+    assert b[1]["w_hat"] == pytest.approx(third_input_win(25.0 / 30.0), rel=1e-6)
     assert [c["f_hat"] for c in a[2:]] == [c["f_hat"] for c in b[2:]]
     assert [c["w_hat"] for c in a[1:]] == [c["w_hat"] for c in
                                            ashe.explain_decision(own, facing, strength=0.6)["candidates"][1:]]
-
 
 
 def test_mark_reraises_feeds_swre_the_size_class_of_a_reraise_only():
@@ -549,27 +559,22 @@ def test_mark_reraises_feeds_swre_the_size_class_of_a_reraise_only():
     every candidate when nothing is faced; without it, the all-in flag. Checked against the closed form of one
     memoryless cell."""
     settings = AsheSettings(prt_capacity=64, hidden=2)
-    g = np.zeros(settings.genome_size)
-    v = unpack(g, settings.hidden)["swre"]
-    v["W"][0, 0, ashe.SWRE_DEC + 2] = 1.0
-    v["b"][1:, 0] = (10.0, -10.0, 10.0)  # input and output gates open, no memory
-    v["w_out"][0] = 2.0
+    g = third_input_genome(settings)
     own, mark = (ashe_player(g, replace(settings, mark_reraises=m)) for m in (False, True))
-    sigmoid = lambda z: 1.0 / (1.0 + np.exp(-z))  # noqa: E731
-    gate = sigmoid(10.0)
-    w_of = lambda x: sigmoid(2.0 * gate * np.tanh(gate * np.tanh(x)))  # noqa: E731
     facing, opening = scripted(["c", "c", 300]), scripted(["c", "c"])
     b = ashe.explain_decision(mark, facing, strength=0.6)["candidates"]
-    assert [c["w_hat"] for c in b[1:]] == pytest.approx([w_of(x) for x in (0, 0.25, 0.5, 0.75, 1.0, 1.0)],
-                                                        rel=1e-9)
-    b = ashe.explain_decision(mark, opening, strength=0.6)["candidates"]
-    assert [c["w_hat"] for c in b if c["w_hat"] == c["w_hat"]] == pytest.approx([w_of(0.0)] * 6, rel=1e-9)
+    sizes = (0, 0.25, 0.5, 0.75, 1.0, 1.0)  # the call, 0.5 to 2 pots, all-in
+    assert [c["w_hat"] for c in b[1:]] == pytest.approx([third_input_win(x) for x in sizes], rel=1e-9)
+    b = ashe.explain_decision(mark, opening, strength=0.6)["candidates"]  # no fold candidate: nothing to call
+    assert [c["w_hat"] for c in b] == pytest.approx([third_input_win(0.0)] * 6, rel=1e-9)
     a = ashe.explain_decision(own, facing, strength=0.6)["candidates"]
-    assert [c["w_hat"] for c in a[1:]] == pytest.approx([w_of(x) for x in (0, 0, 0, 0, 0, 1.0)], rel=1e-9)
+    assert [c["w_hat"] for c in a[1:]] == pytest.approx([third_input_win(x) for x in (0, 0, 0, 0, 0, 1.0)],
+                                                        rel=1e-9)
     with pytest.raises(ValueError, match="at most one"):
         AsheSettings(read_aggression=True, mark_reraises=True)
     with pytest.raises(ValueError, match="ashe2 model only"):
         AsheSettings(model="ashe1", mark_reraises=True)
+
 
 def test_reader_genome_is_the_patient_one_until_the_opponent_shows_hands():
     settings = AsheSettings(read_raises=True)
