@@ -12,7 +12,7 @@ from pokerduel.players import ashe1
 from pokerduel.players.base import ASHE1, make_player
 from pokerduel.players.bots import algorithm1, algorithm1_pot
 from pokerduel.players.genomes import AsheSettings, action_counts, ashe_player, random_genome
-from pokerduel.players.hand_strength import PREFLOP_HS
+from pokerduel.players.hand_strength import PREFLOP_HS, preflop_cell
 
 SETTINGS = AsheSettings(model="ashe1", hidden=7)
 
@@ -178,11 +178,7 @@ def test_the_preflop_all_in_or_fold_ceiling_against_the_maniac(script):
     """``bot_ceilings.preflop_allin_ceiling`` is the best all-in-or-fold threshold over the 1,326 starting hands
     enumerated card by card here; and a hand-wired ASHE 1.0 network that moves all-in with hand strength above 0.5
     and folds the rest wins from the Maniac what the closed form says, within four standard errors."""
-    hs = []
-    for c1, c2 in itertools.combinations(range(52), 2):  # rank = card // 4, suit = card % 4
-        hi, lo = max(c1 // 4, c2 // 4), min(c1 // 4, c2 // 4)
-        hs.append(PREFLOP_HS[hi, lo] if c1 % 4 == c2 % 4 or hi == lo else PREFLOP_HS[lo, hi])
-    hs = np.sort(np.array(hs))[::-1]
+    hs = np.sort([PREFLOP_HS[preflop_cell(c1, c2)] for c1, c2 in itertools.combinations(range(52), 2)])[::-1]
     value = [((2 * hs[:k] - 1).sum() * STACK - (1326 - k) * 75) / 1326 * 10 for k in range(1327)]
     mbb, share, min_hs = script("bot_ceilings").preflop_allin_ceiling()
     k = int(np.argmax(value))
