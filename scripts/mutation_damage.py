@@ -1,4 +1,4 @@
-"""What generation 0's noise and TSER's mutation do to a hand-made player: each perturbed copy (``--mutants`` of
+"""What generation 0's noise and TSER's mutation do to a hand-made player or a run's champion: each perturbed copy (``--mutants`` of
 them) plays ``--matches`` independent duplicate matches against each opponent, and the table gives the mean,
 worst and best copy in mBB/hand next to the unperturbed player on the same decks.
 
@@ -7,6 +7,8 @@ purpose, since this is where the mutation schedule for hand-made starts was chos
 §2, *Mutation load*).
 
     python scripts/mutation_damage.py --init reader-steady --lookahead
+    python scripts/mutation_damage.py --run runs/ashe1/seed1.h5 --noise --mutation 0.05,0.1 \
+        --opponents scared-limper,calling-machine,hothead-maniac,candid-statistician
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from pokerduel.evolution.evolve import load_run
 from pokerduel.evolution.reproduction import mutate
 from pokerduel.play.matches import play_duplicate
 from pokerduel.players.base import make_player, split_specs
@@ -30,6 +33,8 @@ def pairs(text: str) -> tuple[float, float]:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--init", default="reader-steady", choices=sorted(HANDMADE))
+    ap.add_argument("--run", metavar="RUN.h5", help="perturb this run's champion, with its settings, "
+                    "instead of a hand-made genome")
     ap.add_argument("--lookahead", action="store_true", help="play with the lookahead setting")
     ap.add_argument("--noise", type=float, nargs="*", default=[0.1, 0.03],
                     help="generation 0's uniform noise half-widths (--init-range -A A)")
@@ -41,8 +46,14 @@ def main(argv=None) -> int:
     ap.add_argument("--deals", type=int, default=500)
     ap.add_argument("--seed", type=int, default=300, help="deck seed of the first match (then +1, +2, ...)")
     args = ap.parse_args(argv)
-    settings = replace(handmade_settings(args.init), lookahead=args.lookahead)
-    genome = HANDMADE[args.init](settings).astype(np.float32)
+    if args.run:
+        run = load_run(args.run)
+        settings, name = run.config.settings, f"{args.run}:champion"
+        genome = run.champion.astype(np.float32)
+    else:
+        settings, name = handmade_settings(args.init), args.init
+        genome = HANDMADE[args.init](settings).astype(np.float32)
+    settings = replace(settings, lookahead=settings.lookahead or args.lookahead)
     opponents = [make_player(spec) for spec in split_specs(args.opponents)]
     rng = np.random.default_rng(np.random.SeedSequence(args.seed))
     rows = [("unperturbed", lambda: genome, 1)]  # (name, a perturbed copy, how many copies)
@@ -55,7 +66,7 @@ def main(argv=None) -> int:
         return float(np.mean([play_duplicate(player, opponent, args.deals, seed=args.seed + m).mbb_per_hand()[0]
                               for m in range(args.matches)]))
 
-    print("| copies of " + args.init + " | " + " | ".join(f"{o.name}: mean (worst, best)" for o in opponents) + " |")
+    print("| copies of " + name + " | " + " | ".join(f"{o.name}: mean (worst, best)" for o in opponents) + " |")
     print("|---|" + "---|" * len(opponents))
     for name, draw, n in rows:
         copies = [ashe_player(draw(), settings) for _ in range(n)]
