@@ -632,6 +632,22 @@ def test_champion_matches_plays_hand_made_players_with_lookahead(tmp_path, scrip
     assert err.value.code == 2
 
 
+def test_mutation_damage_perturbs_a_runs_champion_with_its_settings(tmp_path, script, capsys):
+    """``--run``: the unperturbed row is the run's champion on the script's decks, and copies mutated at rate 0
+    are that champion again (worst = best = the unperturbed score)."""
+    run = run_evolution(tiny(opponents=("calling-machine",), fitness="ane", deals=2, generations=2),
+                        tmp_path / "r.h5").run
+    assert script("mutation_damage").main(
+        ["--run", str(tmp_path / "r.h5"), "--noise", "--mutation", "0,0.5", "--opponents", "calling-machine",
+         "--mutants", "2", "--matches", "2", "--deals", "10", "--seed", "5"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    player = ashe_player(run.champion, run.config.settings)
+    alone = np.mean([play_duplicate(player, "calling-machine", 10, seed=5 + m).mbb_per_hand()[0] for m in range(2)])
+    assert rows[0].startswith(f"| copies of {tmp_path / 'r.h5'}:champion |")
+    assert rows[1] == f"| unperturbed | {alone:+,.0f} |"
+    assert rows[2] == f"| mutation rate 0, sigma 0.5 | {alone:+,.0f} ({alone:+,.0f}, {alone:+,.0f}) |"
+
+
 def test_validation_bands_average_the_stored_validation_by_generation(tmp_path, script, capsys):
     vb = script("validation_bands")
     base = dict(opponents=("calling-machine", "candid-statistician"), fitness="ane", deals=4, generations=3)
