@@ -1,6 +1,6 @@
-"""What generation 0's noise and TSER's mutation do to a hand-made player or a run's champion: each perturbed copy (``--mutants`` of
-them) plays ``--matches`` independent duplicate matches against each opponent, and the table gives the mean,
-worst and best copy in mBB/hand next to the unperturbed player on the same decks.
+"""What generation 0's noise and TSER's mutation do to a hand-made player or a run's champion: each perturbed
+copy (``--mutants`` of them) plays ``--matches`` independent duplicate matches against each opponent, and the
+table gives the mean, worst and best copy in mBB/hand next to the unperturbed player on the same decks.
 
 The opponents default to the two training bots whose results move most; the held-out panel is left out on
 purpose, since this is where the mutation schedule for hand-made starts was chosen (``docs/results/evolution.md``
@@ -48,10 +48,10 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.run:
         run = load_run(args.run)
-        settings, name = run.config.settings, f"{args.run}:champion"
+        settings, label = run.config.settings, f"{args.run}:champion"
         genome = run.champion.astype(np.float32)
     else:
-        settings, name = handmade_settings(args.init), args.init
+        settings, label = handmade_settings(args.init), args.init
         genome = HANDMADE[args.init](settings).astype(np.float32)
     settings = replace(settings, lookahead=settings.lookahead or args.lookahead)
     opponents = [make_player(spec) for spec in split_specs(args.opponents)]
@@ -66,7 +66,7 @@ def main(argv=None) -> int:
         return float(np.mean([play_duplicate(player, opponent, args.deals, seed=args.seed + m).mbb_per_hand()[0]
                               for m in range(args.matches)]))
 
-    print("| copies of " + name + " | " + " | ".join(f"{o.name}: mean (worst, best)" for o in opponents) + " |")
+    print("| copies of " + label + " | " + " | ".join(f"{o.name}: mean (worst, best)" for o in opponents) + " |")
     print("|---|" + "---|" * len(opponents))
     for name, draw, n in rows:
         copies = [ashe_player(draw(), settings) for _ in range(n)]
