@@ -27,6 +27,9 @@ _OPTIONS = (
     click.option("--mark-reraises/--no-mark-reraises", default=False, show_default=True,
                  help="SWRE's all-in flag input becomes the candidate's size class when it raises the opponent's "
                       "raise (0 otherwise), so that a re-raise's win estimate can be lowered by one weight."),
+    click.option("--call-option/--showdown-call", default=False, show_default=True,
+                 help="Value a check or call with the choices it keeps (fold to a bet, call it, or move all-in once "
+                      "the next card has moved the win rate), instead of as a showdown at today's pot."),
     click.option("--model", type=click.Choice(tuple(MODELS)), default="ashe2", show_default=True,
                  help="ashe2: the PRT with the OFRE and SWRE estimators; ashe1: ASHE 1.0's player, LSTM modules and a "
                       "decision network whose output commits chips by Algorithm 1 (--hidden: its hidden units)."),
@@ -42,8 +45,8 @@ _OPTIONS = (
 
 def player_settings(command):
     """Add ``--calling-range``, ``--explore``, ``--read-raises``, ``--read-reraises``, ``--lookahead``,
-    ``--read-aggression``, ``--mark-reraises``, ``--model``, ``--decision-output`` and ``--raise-sizes``
-    (``AsheSettings``) to a click command."""
+    ``--read-aggression``, ``--mark-reraises``, ``--call-option``, ``--model``, ``--decision-output`` and
+    ``--raise-sizes`` (``AsheSettings``) to a click command."""
     for option in reversed(_OPTIONS):
         command = option(command)
     return command

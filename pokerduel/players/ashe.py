@@ -16,7 +16,7 @@ raise increment as a fraction ``s`` of the pot after calling: B0 < 0.375 <= B1 <
 player's own raises of 0.5, 1, 1.5 and 2 pots fall in B1..B4 and its all-in in B6.
 
 **params** (float64): ``[hidden, prt_capacity, lstm_reset, calling_range, explore, read_raises,
-read_reraises, lookahead, read_aggression, mark_reraises, OFRE block, SWRE block]``.
+read_reraises, lookahead, read_aggression, mark_reraises, call_option, OFRE block, SWRE block]``.
 An estimator block for ``n`` inputs and ``H`` cells is, in order: ``W[4, H, n]``, ``R[4, H, H]``, peepholes
 ``p[3, H]`` (input, forget, output gates), biases ``b[4, H]``, output weights ``w[H]``, output bias;
 gates are ordered (block input z, input i, forget f, output o). The genome is everything after the
@@ -68,11 +68,15 @@ OFRE_INPUTS = N_DEC + 7  # + added, size class, all-in, node fold rate, node con
 SWRE_INPUTS = N_DEC + 1 + 10  # + hand strength | added, size, all-in, node sd HS, sd win, sd conf., sd freq., street x3
 OFRE_DEC, SWRE_DEC = N_DEC, N_DEC + 1
 CONF_PRIOR = 10.0  # confidence of n observations is n / (n + CONF_PRIOR)
+# Standard deviation of the hand strength's change from one street to the next (preflop to flop, flop to turn,
+# turn to river), over random deals: the spread of the win rate a call's option is valued at
+# (``call_option_utility``; ``tests/test_ashe.py`` measures it).
+OPTION_SPREAD = (0.174, 0.137, 0.177)
 
 # ---- params header ---------------------------------------------------------------------------------
 (P_HIDDEN, P_CAPACITY, P_LSTM_RESET, P_CALLING_RANGE, P_EXPLORE, P_READ_RAISES, P_READ_RERAISES, P_LOOKAHEAD,
- P_READ_AGGRESSION, P_MARK_RERAISES) = range(10)
-HEADER = 10
+ P_READ_AGGRESSION, P_MARK_RERAISES, P_CALL_OPTION) = range(11)
+HEADER = 11
 RESET_HAND, RESET_HALF = 0, 1  # when the LSTM state returns to zero
 
 
@@ -469,45 +473,116 @@ def _shrunk(num, den, prior):
 
 
 @kernel
-def lookahead_utility(st, pos, im, fm, closes, u_pass):
-    """A check or call credited with the folds it sets up (``docs/players.md``, *Looking ahead*).
-
-    The opponent speaks next (after a check that opens a street, on this street; after a call that closes
-    one, on the next) and bets, as often and by as much of the pot as it did right after the player's
-    checks and calls on that street (``I_AFTER``); the player then raises and wins the pot and that bet
-    when it folds, as often as it folded to the player's re-raises there. After a call that closes a
-    street the player may also bet the next one and win the pot when the opponent folds, as often as it
-    folded to the player's pot-size bets there; speaking first, it bets or checks, whichever is worth
-    more. Where no fold comes, the hand is worth the one-step value ``u_pass`` (showdown at today's pot):
-    only fold equity is added, never a bigger pot. Statistics are shrunk with ``CONF_PRIOR``
-    pseudo-observations towards priors: a bet half the time, of the pot; folds to re-raises as on all
-    streets; no folds to bets. The result is never below ``u_pass``: the later choices are options.
-    """
-    p = np.float64(pot(st))
-    room = np.float64(STACK - st[S_MAX_SPENT])  # what each player has left behind after the call
-    if room <= 0.0:  # all-in: nothing follows
-        return u_pass
-    ns = st[S_ROUND] + 1 if closes else st[S_ROUND]  # the street on which the opponent speaks next
+def _next_street_stats(im, fm, ns):
+    """What the opponent does on street ``ns`` after the player's check or call, from the memory bank:
+    ``(p_bet, size, f_re, f_bet)``, the share of those turns in which it bets, its bet as a share of the pot
+    after the call, how often it folds to the player's re-raises there and to the player's pot-size bets there.
+    Each is shrunk with ``CONF_PRIOR`` pseudo-observations towards a prior: a bet half the time, of the pot;
+    folds to re-raises as on all streets; no folds to bets."""
     bets = im[I_AFTER + 4 + ns]
     p_bet = _shrunk(bets, im[I_AFTER + ns], 0.5)
-    b_o = min(_shrunk(fm[F_AFTER + ns], bets, 1.0) * (p + to_call(st, pos)), room)
+    size = _shrunk(fm[F_AFTER + ns], bets, 1.0)
     answers = 0
     folds = 0
     for s in range(4):
         answers += im[I_RERAISE + s]
         folds += im[I_RERAISE + 4 + s]
     f_re = _shrunk(im[I_RERAISE + 4 + ns], im[I_RERAISE + ns], _shrunk(folds, answers, 0.0))
+    ag = _agg(ns, CODE_B0 + 2)  # a pot-size bet
+    f_bet = _shrunk(im[I_AGG + AGG_OPP_FOLD * 36 + ag], im[I_AGG + AGG_OPP_ACTS * 36 + ag], 0.0)
+    return p_bet, size, f_re, f_bet
+
+
+@kernel
+def lookahead_utility(st, pos, im, fm, closes, u_pass):
+    """A check or call credited with the folds it sets up (``docs/players.md``, *Looking ahead*).
+
+    The opponent speaks next (after a check that opens a street, on this street; after a call that closes
+    one, on the next) and bets (``_next_street_stats``); the player then raises and wins the pot and that bet
+    when it folds. After a call that closes a street the player may also bet the next one and win the pot
+    when the opponent folds; speaking first, it bets or checks, whichever is worth more. Where no fold comes,
+    the hand is worth the one-step value ``u_pass`` (showdown at today's pot): only fold equity is added,
+    never a bigger pot. The result is never below ``u_pass``: the later choices are options.
+    """
+    p = np.float64(pot(st))
+    room = np.float64(STACK - st[S_MAX_SPENT])  # what each player has left behind after the call
+    if room <= 0.0:  # all-in: nothing follows
+        return u_pass
+    ns = st[S_ROUND] + 1 if closes else st[S_ROUND]  # the street on which the opponent speaks next
+    p_bet, size, f_re, f_bet = _next_street_stats(im, fm, ns)
+    b_o = min(size * (p + to_call(st, pos)), room)
     won_bet = f_re * (p + b_o) + (1.0 - f_re) * u_pass if b_o < room else u_pass
     u = p_bet * won_bet + (1.0 - p_bet) * u_pass
     if closes:
-        ag = _agg(ns, CODE_B0 + 2)  # a pot-size bet on the next street
-        f_bet = _shrunk(im[I_AGG + AGG_OPP_FOLD * 36 + ag], im[I_AGG + AGG_OPP_ACTS * 36 + ag], 0.0)
         bet = f_bet * p + (1.0 - f_bet) * u_pass
         if pos == 0:  # first to speak after the flop (reverse blinds): bet, or check into the above
             u = max(u, bet)
         else:
             u = p_bet * won_bet + (1.0 - p_bet) * max(u_pass, bet)
     return max(u_pass, u)
+
+
+@kernel
+def _allin_value(f_all, w, p, x, room):
+    """An all-in of ``x + room`` chips into pot ``p``, from now: the pot when the opponent folds (``f_all``), else
+    a showdown for the stacks against the hands that call, its strongest (``calling_range_win`` with 1)."""
+    w_call = calling_range_win(f_all, w, 1.0)
+    return f_all * p + (1.0 - f_all) * (w_call * (p + room) - (1.0 - w_call) * (x + room))
+
+
+@kernel
+def _closing_call_value(im, fm, pos, street, w_hat, f_all, p, x, room):
+    """What a call of ``x`` into pot ``p`` that closes ``street`` is worth from now, ``room`` chips left
+    behind after it: a showdown on the river; before it, the choice the call keeps for the next street
+    (``call_option_utility``)."""
+    if (street >= 3) | (room <= 0.0):
+        return w_hat * p - (1.0 - w_hat) * x
+    p_bet, size, f_re, f_bet = _next_street_stats(im, fm, street + 1)
+    b_o = min(size * (p + x), room)
+    d = min(OPTION_SPREAD[street], w_hat, 1.0 - w_hat)
+    v = 0.0
+    for side in (-1.0, 1.0):
+        w = w_hat + side * d
+        show = w * p - (1.0 - w) * x
+        faced = max(-x, w * (p + b_o) - (1.0 - w) * (x + b_o))
+        if b_o < room:
+            faced = max(faced, _allin_value(f_all, w, p + b_o, x, room))
+        shove = _allin_value(f_all, w, p, x, room)
+        if pos == 0:  # first to speak after the flop (reverse blinds): all-in, or check into the opponent's turn
+            v += 0.5 * max(shove, p_bet * faced + (1.0 - p_bet) * show)
+        else:
+            v += 0.5 * (p_bet * faced + (1.0 - p_bet) * max(show, shove))
+    return v
+
+
+@kernel
+def call_option_utility(st, pos, im, fm, closes, w_hat, f_all):
+    """A check or call valued with the choices it keeps (``docs/players.md``, *The call's option*).
+
+    ``f_all`` is how often the opponent folds to an all-in (the all-in candidate's OFRE estimate). A call that
+    closes a street before the river: the next card moves the win rate to ``w_hat ± d`` (each half the time;
+    ``d`` is the street's ``OPTION_SPREAD``, at most ``w_hat`` and ``1 - w_hat``); then the opponent bets (as
+    often and as much as ``_next_street_stats`` says) and the player folds, calls to a showdown or moves all-in,
+    or it checks and the player checks to a showdown or moves all-in; speaking first after the flop (position 0),
+    the player may move all-in before the opponent speaks. A check or call after which the opponent speaks on
+    the same street: it bets, and the player folds, moves all-in or calls (the closing call above), or it checks
+    and the street closes as after the player's own closing check. Chips are counted from now, as in the
+    one-step rule.
+    """
+    p = np.float64(pot(st))
+    x = np.float64(to_call(st, pos))
+    room = np.float64(STACK - st[S_MAX_SPENT])  # what each player has left behind after the call
+    street = st[S_ROUND]
+    if closes | (room <= 0.0):
+        return _closing_call_value(im, fm, pos, street, w_hat, f_all, p, x, room)
+    p_bet, size, f_re, f_bet = _next_street_stats(im, fm, street)
+    p2 = p + x  # the pot after the check or call
+    b_o = min(size * p2, room)
+    faced = max(0.0, _closing_call_value(im, fm, pos, street, w_hat, f_all, p2 + b_o, b_o, room - b_o))
+    if b_o < room:
+        faced = max(faced, _allin_value(f_all, w_hat, p2 + b_o, 0.0, room))
+    passed = _closing_call_value(im, fm, pos, street, w_hat, f_all, p2, 0.0, room)
+    return p_bet * faced + (1.0 - p_bet) * passed - x
 
 
 @kernel
@@ -599,6 +674,8 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
     # Looking ahead: a call that closes a street before the river, or a check that opens one.
     look_close = facing & (street < 3)
     look = (params[P_LOOKAHEAD] > 0.0) & (look_close | ((street > 0) & (st[S_ROUND_ACTIONS] == 0)))
+    option = params[P_CALL_OPTION] > 0.0
+    closes = facing | (st[S_ROUND_ACTIONS] > 0)  # the check or call ends the street's betting
     best = -1
     best_u = 0.0
     for k in range(N_CANDIDATES):
@@ -681,6 +758,15 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
         if (best < 0) | (u > best_u + TIE_CHIPS):
             best = k
             best_u = u
+    if option:  # the call's option uses the all-in's fold estimate: value it now and choose again
+        f_all = fm[F_TRACE + 3 * (N_CANDIDATES - 1)] if to[N_CANDIDATES - 1] >= 0 else 0.0
+        fm[F_TRACE + 5] = call_option_utility(st, pos, im, fm, closes, fm[F_TRACE + 4], f_all)
+        best = -1
+        for k in range(N_CANDIDATES):
+            u = fm[F_TRACE + 3 * k + 2]
+            if (to[k] >= 0) & ((best < 0) | (u > best_u + TIE_CHIPS)):
+                best = k
+                best_u = u
     if (best == 0) & (params[P_EXPLORE] > 0.0):
         # Exploration: call where the estimates say fold, now and then, so that the statistics of the nodes the
         # player has stopped visiting keep coming (a fold would freeze them: docs/players.md, *Exploration*).

@@ -47,6 +47,9 @@ class AsheSettings:
     ``mark_reraises``: that flag becomes the candidate's size class when it raises the opponent's raise (0 for
     every other candidate), so an SWRE can lower its re-raises' win estimates, and call a bet it would have
     re-raised, with one weight (``docs/players.md``, *Marking re-raises*).
+    ``call_option``: a call that closes a street before the river is valued with the choice it keeps for the
+    next street (fold to a bet, call it, or move all-in, after the next card has moved the win rate), instead of
+    as a showdown at today's pot (``docs/players.md``, *The call's option*); it excludes ``lookahead``.
     ``model``: ``ashe2`` (the estimators above) or ``ashe1``, ASHE 1.0's own player, whose network is the
     policy (``docs/players.md``, *ASHE 1.0's player*); with ``ashe1``, ``hidden`` is the decision network's
     hidden units, ``prt_capacity`` is unused (it keeps no PRT) and the settings above must keep their defaults.
@@ -68,6 +71,7 @@ class AsheSettings:
     lookahead: bool = False
     read_aggression: bool = False
     mark_reraises: bool = False
+    call_option: bool = False
     model: str = "ashe2"
     decision_output: str = "linear"
     raise_sizes: str = "big-blinds"
@@ -86,13 +90,15 @@ class AsheSettings:
         if not isinstance(self.explore, (int, float, np.integer, np.floating)) or not 0.0 <= self.explore <= 1.0:
             raise ValueError(f"explore must be a number in [0, 1], got {self.explore!r}")
         object.__setattr__(self, "explore", float(self.explore))
-        for name in ("read_raises", "read_reraises", "lookahead", "read_aggression", "mark_reraises"):
+        for name in ("read_raises", "read_reraises", "lookahead", "read_aggression", "mark_reraises", "call_option"):
             value = getattr(self, name)
             if not isinstance(value, (bool, np.bool_)):
                 raise ValueError(f"{name} must be true or false, got {value!r}")
             object.__setattr__(self, name, bool(value))
         if self.read_aggression and self.mark_reraises:
             raise ValueError("read_aggression and mark_reraises both replace SWRE's all-in flag input; set at most one")
+        if self.lookahead and self.call_option:
+            raise ValueError("lookahead and call_option both value the call that closes a street; set at most one")
         if self.model not in MODELS:
             raise ValueError(f"model must be one of {', '.join(MODELS)}, got {self.model!r}")
         if self.decision_output not in DECISION_OUTPUTS:
@@ -135,10 +141,10 @@ class AsheSettings:
 
 #: the settings added after population files existed, written only when not the default
 _LATER_SETTINGS = ("calling_range", "explore", "read_raises", "read_reraises", "lookahead", "read_aggression",
-                   "mark_reraises", "model", "decision_output", "raise_sizes")
+                   "mark_reraises", "call_option", "model", "decision_output", "raise_sizes")
 #: the settings of the estimators (``ashe2``) that ASHE 1.0's player does not have
 _ESTIMATOR_SETTINGS = ("lstm_reset", "calling_range", "explore", "read_raises", "read_reraises", "lookahead",
-                       "read_aggression", "mark_reraises")
+                       "read_aggression", "mark_reraises", "call_option")
 
 
 def _blocks(hidden: int):
@@ -322,6 +328,7 @@ def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "as
     header[ashe.P_LOOKAHEAD] = float(settings.lookahead)
     header[ashe.P_READ_AGGRESSION] = float(settings.read_aggression)
     header[ashe.P_MARK_RERAISES] = float(settings.mark_reraises)
+    header[ashe.P_CALL_OPTION] = float(settings.call_option)
     n_imem, n_fmem = ashe.memory_sizes(settings.hidden, settings.prt_capacity)
     return Player(name, ASHE, np.concatenate([header, genome.astype(np.float64)]), n_imem, n_fmem,
                   uses_hand_strength=True)
