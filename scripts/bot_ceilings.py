@@ -10,7 +10,9 @@ References per training bot, in mBB/hand with 95% intervals:
   one-step expected utility) with SWRE close to the hand strength and OFRE to the PRT node's fold rate
   (``genomes.patient_genome`` in its linear range, ``scale=0.1``, without its raise penalty);
 * the hand-made genomes ``patient_genome()`` (the same, but raising with a margin when facing a bet) and
-  ``handbuilt_genome()``.
+  ``handbuilt_genome()``;
+* the calibrated one-step rule and the hand-built genome with ``call_option`` (a check or call valued with the
+  choices it keeps, ``docs/players.md``, *The call's option*).
 
 And, exactly (no simulation), the best rule that plays the Hothead Maniac before the flop only: move all-in
 with the hands of highest preflop hand strength, fold the rest. The Maniac calls any all-in and raises every
@@ -29,6 +31,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+from dataclasses import replace
 
 import numpy as np
 
@@ -72,9 +75,12 @@ def main(argv=None):
     tune_s = deal_strengths(TUNE_SEED, args.deals)
     test_s = deal_strengths(TEST_SEED, args.deals)
     settings = AsheSettings(prt_capacity=1024)
+    option = replace(settings, call_option=True)
     players = {"one-step rule, calibrated": ashe_player(patient_genome(settings, 0.1, 0.0), settings),
                "patient genome": ashe_player(patient_genome(settings), settings),
-               "hand-built genome": ashe_player(handbuilt_genome(settings), settings)}
+               "hand-built genome": ashe_player(handbuilt_genome(settings), settings),
+               "calibrated, call_option": ashe_player(patient_genome(option, 0.1, 0.0), option),
+               "hand-built genome, call_option": ashe_player(handbuilt_genome(option), option)}
     out = {}
     print(f"{args.deals:,} tuning and {args.deals:,} fresh duplicate deals per figure; mBB/hand, 95% intervals")
     for bot in TRAINING_BOTS:

@@ -727,6 +727,79 @@ def test_lookahead_wins_more_from_the_candid_statistician():
     assert standard_errors(d) > 3
 
 
+def _allin_from_now(f, w, p, x, room):
+    """An all-in of ``x + room`` into pot ``p``: the pot on a fold, else a showdown against the calling hands."""
+    wc = min(max((w - f) / (1 - f), 0.0), 1.0)
+    return f * p + (1 - f) * (wc * (p + room) - (1 - wc) * (x + room))
+
+
+def _closing_call_from_now(f, w, pos, street, p, x, room, p_bet=0.5, size=1.0):
+    """``docs/players.md`` (*The call's option*) for a call that closes ``street``, written out with fresh
+    statistics (the opponent bets half the time, the pot)."""
+    b = min(size * (p + x), room)
+    d = min(ashe.OPTION_SPREAD[street], w, 1 - w)
+    v = 0.0
+    for w2 in (w - d, w + d):
+        show = w2 * p - (1 - w2) * x
+        faced = max(-x, w2 * (p + b) - (1 - w2) * (x + b), _allin_from_now(f, w2, p + b, x, room))
+        shove = _allin_from_now(f, w2, p, x, room)
+        v += 0.5 * (max(shove, p_bet * faced + (1 - p_bet) * show) if pos == 0 else
+                    p_bet * faced + (1 - p_bet) * max(show, shove))
+    return v
+
+
+@pytest.mark.parametrize("f, w", [(0.0, 0.6), (0.3, 0.55), (0.6, 0.9), (0.1, 0.3)])
+def test_call_option_values_a_check_or_call_by_its_closed_form(f, w):
+    """Constant estimates (fold rate ``f``, win rate ``w``) and fresh memory: the call's utility is the closed form
+    of ``docs/players.md``; the raises' utilities are the one-step rule's; on the river a call is a showdown."""
+    settings = AsheSettings(prt_capacity=64, hidden=1)
+    g = np.zeros(settings.genome_size)
+    blocks = unpack(g, settings.hidden)
+    blocks["ofre"]["b_out"][...] = np.log(f / (1 - f)) if f > 0 else -40.0
+    blocks["swre"]["b_out"][...] = np.log(w / (1 - w))
+    one, two = (ashe_player(g, replace(settings, call_option=c)) for c in (False, True))
+    # The big blind facing a raise to 300 closes preflop; the button's limp leaves the big blind to speak.
+    bb = _closing_call_from_now(f, w, 0, 0, 400.0, 200.0, STACK - 300.0)
+    faced = max(0.0, _closing_call_from_now(f, w, 1, 0, 400.0, 200.0, STACK - 300.0),
+                _allin_from_now(f, w, 400.0, 0.0, STACK - 100.0))
+    limp = 0.5 * faced + 0.5 * _closing_call_from_now(f, w, 1, 0, 200.0, 0.0, STACK - 100.0) - 50.0
+    for actions, expected in (([300], bb), ([], limp)):
+        a, b = (ashe.explain_decision(pl, scripted(actions), strength=0.5)["candidates"] for pl in (one, two))
+        assert b[1]["utility"] == pytest.approx(expected, rel=1e-9)
+        assert a[1]["utility"] == pytest.approx(w * (400 if actions else 150) - (1 - w) * (200 if actions else 50))
+        assert [c["utility"] for c in a[2:]] == [c["utility"] for c in b[2:]]
+    river = ["c", "c", "c", "c", "c", "c", 300]  # the button bets 300 into 200 on the river
+    a, b = (ashe.explain_decision(pl, scripted(river), strength=0.5)["candidates"] for pl in (one, two))
+    assert [c["utility"] for c in a] == [c["utility"] for c in b]
+    with pytest.raises(ValueError, match="at most one"):
+        AsheSettings(lookahead=True, call_option=True)
+    with pytest.raises(ValueError, match="ashe2 model only"):
+        AsheSettings(model="ashe1", call_option=True)
+
+
+def test_option_spread_is_the_hand_strengths_step_to_the_next_street():
+    """``OPTION_SPREAD`` is the standard deviation of the hand strength's change from one street to the next over
+    random deals (600 deals here; its standard error is about sd / sqrt(2 n) = 0.005, and the flop and turn
+    roll-outs add at most 0.002)."""
+    from pokerduel.players.hand_strength import hand_strength
+
+    rng = np.random.default_rng(11)
+    hs = np.array([[hand_strength(c[:2], c[2:2 + n], samples=2000, seed=i) for n in (0, 3, 4, 5)]
+                   for i, c in enumerate(rng.choice(52, 7, replace=False) for _ in range(600))])
+    sd = np.diff(hs, axis=1).std(axis=0)
+    assert sd == pytest.approx(ashe.OPTION_SPREAD, abs=0.02)
+
+
+def test_call_option_wins_more_from_the_hothead_maniac():
+    """The one-step rule with near-exact estimates moves all-in with any hand it expects to win more often than
+    not; against the Maniac, which bets and re-raises every hand, calling and deciding after the next card wins
+    more (2,000 deals, paired by deal; measured +10,604 mBB/hand, 9.5 standard errors)."""
+    settings = AsheSettings(prt_capacity=1024)
+    one, two = (ashe_player(patient_genome(s, 0.1, 0.0), s) for s in (settings, replace(settings, call_option=True)))
+    a, b = (play_duplicate(pl, "hothead-maniac", 2000, seed=21).samples for pl in (one, two))
+    assert standard_errors((b - a).astype(float)) > 3
+
+
 def test_ashe_against_itself_is_zero():
     player = ashe_player(handbuilt_genome())
     result = play_duplicate(player, ashe_player(handbuilt_genome(), name="twin"), 5000, seed=2)

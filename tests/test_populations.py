@@ -139,7 +139,11 @@ def test_cli_population_new_show_and_play(run, tmp_path):
     res = run("population", "new", "--size", 2, "--mark-reraises", "--out", tmp_path / "z.h5")
     assert res.exit_code == 0, res.output
     assert load_population(tmp_path / "z.h5").settings == AsheSettings(mark_reraises=True)
+    res = run("population", "new", "--size", 2, "--call-option", "--out", tmp_path / "o.h5")
+    assert res.exit_code == 0, res.output
+    assert load_population(tmp_path / "o.h5").settings == AsheSettings(call_option=True)
     for args, match in ((["--mark-reraises", "--read-aggression"], "at most one"),
+                        (["--call-option", "--lookahead"], "at most one"),
                         (["--mark-reraises", "--model", "ashe1"], "ashe2 model only"),
                         (["--decision-output", "logistic"], "ashe1 model only")):
         res = run("population", "new", "--size", 2, *args, "--out", tmp_path / "w.h5")
