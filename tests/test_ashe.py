@@ -728,7 +728,8 @@ def test_lookahead_wins_more_from_the_candid_statistician():
 
 
 def _allin_from_now(f, w, p, x, room):
-    """An all-in of ``x + room`` into pot ``p``: the pot on a fold, else a showdown against the calling hands."""
+    """An all-in into pot ``p`` with ``x`` to call and ``room`` behind after it: the pot on a fold, else a showdown
+    against the calling hands. Winning takes the pot and the opponent's ``room``; losing costs ``x + room``."""
     wc = min(max((w - f) / (1 - f), 0.0), 1.0)
     return f * p + (1 - f) * (wc * (p + room) - (1 - wc) * (x + room))
 
@@ -741,7 +742,7 @@ def _closing_call_from_now(f, w, pos, street, p, x, room, p_bet=0.5, size=1.0):
     v = 0.0
     for w2 in (w - d, w + d):
         show = w2 * p - (1 - w2) * x
-        faced = max(-x, w2 * (p + b) - (1 - w2) * (x + b), _allin_from_now(f, w2, p + b, x, room))
+        faced = max(-x, w2 * (p + b) - (1 - w2) * (x + b), _allin_from_now(f, w2, p + b, x + b, room - b))
         shove = _allin_from_now(f, w2, p, x, room)
         v += 0.5 * (max(shove, p_bet * faced + (1 - p_bet) * show) if pos == 0 else
                     p_bet * faced + (1 - p_bet) * max(show, shove))
@@ -761,7 +762,7 @@ def test_call_option_values_a_check_or_call_by_its_closed_form(f, w):
     # The big blind facing a raise to 300 closes preflop; the button's limp leaves the big blind to speak.
     bb = _closing_call_from_now(f, w, 0, 0, 400.0, 200.0, STACK - 300.0)
     faced = max(0.0, _closing_call_from_now(f, w, 1, 0, 400.0, 200.0, STACK - 300.0),
-                _allin_from_now(f, w, 400.0, 0.0, STACK - 100.0))
+                _allin_from_now(f, w, 400.0, 200.0, STACK - 300.0))
     limp = 0.5 * faced + 0.5 * _closing_call_from_now(f, w, 1, 0, 200.0, 0.0, STACK - 100.0) - 50.0
     for actions, expected in (([300], bb), ([], limp)):
         a, b = (ashe.explain_decision(pl, scripted(actions), strength=0.5)["candidates"] for pl in (one, two))

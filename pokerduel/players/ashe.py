@@ -524,8 +524,9 @@ def lookahead_utility(st, pos, im, fm, closes, u_pass):
 
 @kernel
 def _allin_value(f_all, w, p, x, room):
-    """An all-in of ``x + room`` chips into pot ``p``, from now: the pot when the opponent folds (``f_all``), else
-    a showdown for the stacks against the hands that call, its strongest (``calling_range_win`` with 1)."""
+    """An all-in into pot ``p`` (any bet the player faces included) of ``x`` to call and the ``room`` left behind
+    after it, from now: the pot when the opponent folds (``f_all``), else a showdown for the stacks against the
+    hands that call, its strongest (``calling_range_win`` with 1)."""
     w_call = calling_range_win(f_all, w, 1.0)
     return f_all * p + (1.0 - f_all) * (w_call * (p + room) - (1.0 - w_call) * (x + room))
 
@@ -546,7 +547,7 @@ def _closing_call_value(im, fm, pos, street, w_hat, f_all, p, x, room):
         show = w * p - (1.0 - w) * x
         faced = max(-x, w * (p + b_o) - (1.0 - w) * (x + b_o))
         if b_o < room:
-            faced = max(faced, _allin_value(f_all, w, p + b_o, x, room))
+            faced = max(faced, _allin_value(f_all, w, p + b_o, x + b_o, room - b_o))
         shove = _allin_value(f_all, w, p, x, room)
         if pos == 0:  # first to speak after the flop (reverse blinds): all-in, or check into the opponent's turn
             v += 0.5 * max(shove, p_bet * faced + (1.0 - p_bet) * show)
@@ -580,7 +581,7 @@ def call_option_utility(st, pos, im, fm, closes, w_hat, f_all):
     b_o = min(size * p2, room)
     faced = max(0.0, _closing_call_value(im, fm, pos, street, w_hat, f_all, p2 + b_o, b_o, room - b_o))
     if b_o < room:
-        faced = max(faced, _allin_value(f_all, w_hat, p2 + b_o, 0.0, room))
+        faced = max(faced, _allin_value(f_all, w_hat, p2 + b_o, b_o, room - b_o))
     passed = _closing_call_value(im, fm, pos, street, w_hat, f_all, p2, 0.0, room)
     return p_bet * faced + (1.0 - p_bet) * passed - x
 
