@@ -538,7 +538,7 @@ def _closing_call_value(im, fm, pos, street, w_hat, f_all, p, x, room):
     (``call_option_utility``)."""
     if (street >= 3) | (room <= 0.0):
         return w_hat * p - (1.0 - w_hat) * x
-    p_bet, size, f_re, f_bet = _next_street_stats(im, fm, street + 1)
+    p_bet, size, _, _ = _next_street_stats(im, fm, street + 1)
     b_o = min(size * (p + x), room)
     d = min(OPTION_SPREAD[street], w_hat, 1.0 - w_hat)
     v = 0.0
@@ -576,7 +576,7 @@ def call_option_utility(st, pos, im, fm, closes, w_hat, f_all):
     street = st[S_ROUND]
     if closes | (room <= 0.0):
         return _closing_call_value(im, fm, pos, street, w_hat, f_all, p, x, room)
-    p_bet, size, f_re, f_bet = _next_street_stats(im, fm, street)
+    p_bet, size, _, _ = _next_street_stats(im, fm, street)
     p2 = p + x  # the pot after the check or call
     b_o = min(size * p2, room)
     faced = max(0.0, _closing_call_value(im, fm, pos, street, w_hat, f_all, p2 + b_o, b_o, room - b_o))
