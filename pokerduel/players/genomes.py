@@ -47,9 +47,9 @@ class AsheSettings:
     ``mark_reraises``: that flag becomes the candidate's size class when it raises the opponent's raise (0 for
     every other candidate), so an SWRE can lower its re-raises' win estimates, and call a bet it would have
     re-raised, with one weight (``docs/players.md``, *Marking re-raises*).
-    ``call_option``: a call that closes a street before the river is valued with the choice it keeps for the
-    next street (fold to a bet, call it, or move all-in, after the next card has moved the win rate), instead of
-    as a showdown at today's pot (``docs/players.md``, *The call's option*); it excludes ``lookahead``.
+    ``call_option``: a check or call is valued with the choices it keeps (fold to the opponent's next bet, call
+    it, or move all-in, once the next card has moved the win rate), instead of as a showdown at today's pot
+    (``docs/players.md``, *The call's option*); it excludes ``lookahead``.
     ``model``: ``ashe2`` (the estimators above) or ``ashe1``, ASHE 1.0's own player, whose network is the
     policy (``docs/players.md``, *ASHE 1.0's player*); with ``ashe1``, ``hidden`` is the decision network's
     hidden units, ``prt_capacity`` is unused (it keeps no PRT) and the settings above must keep their defaults.
