@@ -473,24 +473,12 @@ def _shrunk(num, den, prior):
 
 
 @kernel
-def _next_street_stats(im, fm, ns):
-    """What the opponent does on street ``ns`` after the player's check or call, from the memory bank:
-    ``(p_bet, size, f_re, f_bet)``, the share of those turns in which it bets, its bet as a share of the pot
-    after the call, how often it folds to the player's re-raises there and to the player's pot-size bets there.
-    Each is shrunk with ``CONF_PRIOR`` pseudo-observations towards a prior: a bet half the time, of the pot;
-    folds to re-raises as on all streets; no folds to bets."""
+def _bet_after_pass(im, fm, ns):
+    """``(p_bet, size)``: how often the opponent bets on street ``ns`` right after the player's check or call,
+    and by what share of the pot after the call (``I_AFTER``), shrunk with ``CONF_PRIOR`` pseudo-observations
+    towards a pot-size bet half the time."""
     bets = im[I_AFTER + 4 + ns]
-    p_bet = _shrunk(bets, im[I_AFTER + ns], 0.5)
-    size = _shrunk(fm[F_AFTER + ns], bets, 1.0)
-    answers = 0
-    folds = 0
-    for s in range(4):
-        answers += im[I_RERAISE + s]
-        folds += im[I_RERAISE + 4 + s]
-    f_re = _shrunk(im[I_RERAISE + 4 + ns], im[I_RERAISE + ns], _shrunk(folds, answers, 0.0))
-    ag = _agg(ns, CODE_B0 + 2)  # a pot-size bet
-    f_bet = _shrunk(im[I_AGG + AGG_OPP_FOLD * 36 + ag], im[I_AGG + AGG_OPP_ACTS * 36 + ag], 0.0)
-    return p_bet, size, f_re, f_bet
+    return _shrunk(bets, im[I_AFTER + ns], 0.5), _shrunk(fm[F_AFTER + ns], bets, 1.0)
 
 
 @kernel
@@ -498,22 +486,33 @@ def lookahead_utility(st, pos, im, fm, closes, u_pass):
     """A check or call credited with the folds it sets up (``docs/players.md``, *Looking ahead*).
 
     The opponent speaks next (after a check that opens a street, on this street; after a call that closes
-    one, on the next) and bets (``_next_street_stats``); the player then raises and wins the pot and that bet
-    when it folds. After a call that closes a street the player may also bet the next one and win the pot
-    when the opponent folds; speaking first, it bets or checks, whichever is worth more. Where no fold comes,
-    the hand is worth the one-step value ``u_pass`` (showdown at today's pot): only fold equity is added,
-    never a bigger pot. The result is never below ``u_pass``: the later choices are options.
+    one, on the next) and bets (``_bet_after_pass``); the player then raises and wins the pot and that bet
+    when it folds, as often as it folded to the player's re-raises there. After a call that closes a
+    street the player may also bet the next one and win the pot when the opponent folds, as often as it
+    folded to the player's pot-size bets there; speaking first, it bets or checks, whichever is worth
+    more. Where no fold comes, the hand is worth the one-step value ``u_pass`` (showdown at today's pot):
+    only fold equity is added, never a bigger pot. The fold rates are shrunk with ``CONF_PRIOR``
+    pseudo-observations towards priors: folds to re-raises as on all streets; no folds to bets. The result
+    is never below ``u_pass``: the later choices are options.
     """
     p = np.float64(pot(st))
     room = np.float64(STACK - st[S_MAX_SPENT])  # what each player has left behind after the call
     if room <= 0.0:  # all-in: nothing follows
         return u_pass
     ns = st[S_ROUND] + 1 if closes else st[S_ROUND]  # the street on which the opponent speaks next
-    p_bet, size, f_re, f_bet = _next_street_stats(im, fm, ns)
+    p_bet, size = _bet_after_pass(im, fm, ns)
     b_o = min(size * (p + to_call(st, pos)), room)
+    answers = 0
+    folds = 0
+    for s in range(4):
+        answers += im[I_RERAISE + s]
+        folds += im[I_RERAISE + 4 + s]
+    f_re = _shrunk(im[I_RERAISE + 4 + ns], im[I_RERAISE + ns], _shrunk(folds, answers, 0.0))
     won_bet = f_re * (p + b_o) + (1.0 - f_re) * u_pass if b_o < room else u_pass
     u = p_bet * won_bet + (1.0 - p_bet) * u_pass
     if closes:
+        ag = _agg(ns, CODE_B0 + 2)  # a pot-size bet on the next street
+        f_bet = _shrunk(im[I_AGG + AGG_OPP_FOLD * 36 + ag], im[I_AGG + AGG_OPP_ACTS * 36 + ag], 0.0)
         bet = f_bet * p + (1.0 - f_bet) * u_pass
         if pos == 0:  # first to speak after the flop (reverse blinds): bet, or check into the above
             u = max(u, bet)
@@ -532,13 +531,12 @@ def _allin_value(f_all, w, p, x, room):
 
 
 @kernel
-def _closing_call_value(im, fm, pos, street, w_hat, f_all, p, x, room):
+def _closing_call_value(pos, street, w_hat, f_all, p, x, room, p_bet, size):
     """What a call of ``x`` into pot ``p`` that closes ``street`` is worth from now, ``room`` chips left
-    behind after it: a showdown on the river; before it, the choice the call keeps for the next street
-    (``call_option_utility``)."""
+    behind after it: a showdown on the river; before it, the choice the call keeps for the next street, on
+    which the opponent bets with probability ``p_bet``, ``size`` pots (``call_option_utility``)."""
     if (street >= 3) | (room <= 0.0):
         return w_hat * p - (1.0 - w_hat) * x
-    p_bet, size, _, _ = _next_street_stats(im, fm, street + 1)
     b_o = min(size * (p + x), room)
     d = min(OPTION_SPREAD[street], w_hat, 1.0 - w_hat)
     v = 0.0
@@ -563,7 +561,7 @@ def call_option_utility(st, pos, im, fm, closes, w_hat, f_all):
     ``f_all`` is how often the opponent folds to an all-in (the all-in candidate's OFRE estimate). A call that
     closes a street before the river: the next card moves the win rate to ``w_hat ± d`` (each half the time;
     ``d`` is the street's ``OPTION_SPREAD``, at most ``w_hat`` and ``1 - w_hat``); then the opponent bets (as
-    often and as much as ``_next_street_stats`` says) and the player folds, calls to a showdown or moves all-in,
+    often and as much as ``_bet_after_pass`` says) and the player folds, calls to a showdown or moves all-in,
     or it checks and the player checks to a showdown or moves all-in; speaking first after the flop (position 0),
     the player may move all-in before the opponent speaks. A check or call after which the opponent speaks on
     the same street: it bets, and the player folds, moves all-in or calls (the closing call above), or it checks
@@ -574,15 +572,17 @@ def call_option_utility(st, pos, im, fm, closes, w_hat, f_all):
     x = np.float64(to_call(st, pos))
     room = np.float64(STACK - st[S_MAX_SPENT])  # what each player has left behind after the call
     street = st[S_ROUND]
+    next_bet, next_size = _bet_after_pass(im, fm, street + 1) if street < 3 else (0.0, 0.0)
     if closes | (room <= 0.0):
-        return _closing_call_value(im, fm, pos, street, w_hat, f_all, p, x, room)
-    p_bet, size, _, _ = _next_street_stats(im, fm, street)
+        return _closing_call_value(pos, street, w_hat, f_all, p, x, room, next_bet, next_size)
+    p_bet, size = _bet_after_pass(im, fm, street)
     p2 = p + x  # the pot after the check or call
     b_o = min(size * p2, room)
-    faced = max(0.0, _closing_call_value(im, fm, pos, street, w_hat, f_all, p2 + b_o, b_o, room - b_o))
+    faced = max(0.0, _closing_call_value(pos, street, w_hat, f_all, p2 + b_o, b_o, room - b_o, next_bet,
+                                         next_size))
     if b_o < room:
         faced = max(faced, _allin_value(f_all, w_hat, p2 + b_o, b_o, room - b_o))
-    passed = _closing_call_value(im, fm, pos, street, w_hat, f_all, p2, 0.0, room)
+    passed = _closing_call_value(pos, street, w_hat, f_all, p2, 0.0, room, next_bet, next_size)
     return p_bet * faced + (1.0 - p_bet) * passed - x
 
 
@@ -677,8 +677,6 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
     look = (params[P_LOOKAHEAD] > 0.0) & (look_close | ((street > 0) & (st[S_ROUND_ACTIONS] == 0)))
     option = params[P_CALL_OPTION] > 0.0
     closes = facing | (st[S_ROUND_ACTIONS] > 0)  # the check or call ends the street's betting
-    best = -1
-    best_u = 0.0
     for k in range(N_CANDIDATES):
         fm[F_TRACE + 3 * k] = np.nan
         fm[F_TRACE + 3 * k + 1] = np.nan
@@ -686,8 +684,6 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
         if to[k] < 0:
             continue
         if k == 0:  # fold: utility 0 by definition, no estimate needed
-            best = 0
-            best_u = 0.0
             fm[F_TRACE + 2] = 0.0
             continue
         action = CALL if k == 1 else RAISE
@@ -756,18 +752,16 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
         fm[F_TRACE + 3 * k] = f_hat
         fm[F_TRACE + 3 * k + 1] = w_hat
         fm[F_TRACE + 3 * k + 2] = u
-        if (best < 0) | (u > best_u + TIE_CHIPS):
-            best = k
-            best_u = u
-    if option:  # the call's option uses the all-in's fold estimate: value it now and choose again
+    if option:  # the call's option uses the all-in's fold estimate, known only now
         f_all = fm[F_TRACE + 3 * (N_CANDIDATES - 1)] if to[N_CANDIDATES - 1] >= 0 else 0.0
         fm[F_TRACE + 5] = call_option_utility(st, pos, im, fm, closes, fm[F_TRACE + 4], f_all)
-        best = -1
-        for k in range(N_CANDIDATES):
-            u = fm[F_TRACE + 3 * k + 2]
-            if (to[k] >= 0) & ((best < 0) | (u > best_u + TIE_CHIPS)):
-                best = k
-                best_u = u
+    best = -1  # the highest utility; a candidate must beat every smaller one by TIE_CHIPS
+    best_u = 0.0
+    for k in range(N_CANDIDATES):
+        u = fm[F_TRACE + 3 * k + 2]
+        if (to[k] >= 0) & ((best < 0) | (u > best_u + TIE_CHIPS)):
+            best = k
+            best_u = u
     if (best == 0) & (params[P_EXPLORE] > 0.0):
         # Exploration: call where the estimates say fold, now and then, so that the statistics of the nodes the
         # player has stopped visiting keep coming (a fold would freeze them: docs/players.md, *Exploration*).
