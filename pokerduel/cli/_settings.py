@@ -30,6 +30,9 @@ _OPTIONS = (
     click.option("--call-option/--showdown-call", default=False, show_default=True,
                  help="Value a check or call with the choices it keeps (fold to a bet, call it, or move all-in once "
                       "the next card has moved the win rate), instead of as a showdown at today's pot."),
+    click.option("--anchored/--free-estimates", default=False, show_default=True,
+                 help="Read each estimator's output as a correction to an anchor (SWRE: the hand strength; OFRE: the "
+                      "PRT's fold rate for the candidate) instead of as the estimate itself."),
     click.option("--model", type=click.Choice(tuple(MODELS)), default="ashe2", show_default=True,
                  help="ashe2: the PRT with the OFRE and SWRE estimators; ashe1: ASHE 1.0's player, LSTM modules and a "
                       "decision network whose output commits chips by Algorithm 1 (--hidden: its hidden units)."),
@@ -45,8 +48,8 @@ _OPTIONS = (
 
 def player_settings(command):
     """Add ``--calling-range``, ``--explore``, ``--read-raises``, ``--read-reraises``, ``--lookahead``,
-    ``--read-aggression``, ``--mark-reraises``, ``--call-option``, ``--model``, ``--decision-output`` and
-    ``--raise-sizes`` (``AsheSettings``) to a click command."""
+    ``--read-aggression``, ``--mark-reraises``, ``--call-option``, ``--anchored``, ``--model``,
+    ``--decision-output`` and ``--raise-sizes`` (``AsheSettings``) to a click command."""
     for option in reversed(_OPTIONS):
         command = option(command)
     return command

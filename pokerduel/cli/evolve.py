@@ -222,8 +222,8 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
            validate_window, validate_matches, validate_rule, validate_finalists, validate_final_matches, pool_weights,
            deals, matches, population, generations, keep, selector, budget, n0, repeat, lag, lag_thread, refit_every,
            batch, selector_options, seed, hidden, prt_capacity, calling_range, explore, read_raises, read_reraises,
-           lookahead, read_aggression, mark_reraises, call_option, model, decision_output, raise_sizes, reset,
-           common_decks,
+           lookahead, read_aggression, mark_reraises, call_option, anchored, model, decision_output, raise_sizes,
+           reset, common_decks,
            rate_start, rate_end, sigma_start, sigma_end, init, freeze_init, init_range,
            hs_samples, panel_bots, panel_deals, panel_heldout, out, resume, overwrite, backend, workers, scheduler,
            as_json):
@@ -248,6 +248,7 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
         prt_capacity=prt_capacity,
         calling_range=calling_range, explore=explore, read_raises=read_raises, read_reraises=read_reraises,
         lookahead=lookahead, read_aggression=read_aggression, mark_reraises=mark_reraises, call_option=call_option,
+        anchored=anchored,
         model=model, decision_output=decision_output, raise_sizes=raise_sizes, reset=reset,
         common_decks=common_decks,
         panel_deals=panel_deals, panel_heldout=panel_heldout,

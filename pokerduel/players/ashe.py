@@ -16,7 +16,7 @@ raise increment as a fraction ``s`` of the pot after calling: B0 < 0.375 <= B1 <
 player's own raises of 0.5, 1, 1.5 and 2 pots fall in B1..B4 and its all-in in B6.
 
 **params** (float64): ``[hidden, prt_capacity, lstm_reset, calling_range, explore, read_raises,
-read_reraises, lookahead, read_aggression, mark_reraises, call_option, OFRE block, SWRE block]``.
+read_reraises, lookahead, read_aggression, mark_reraises, call_option, anchored, OFRE block, SWRE block]``.
 An estimator block for ``n`` inputs and ``H`` cells is, in order: ``W[4, H, n]``, ``R[4, H, H]``, peepholes
 ``p[3, H]`` (input, forget, output gates), biases ``b[4, H]``, output weights ``w[H]``, output bias;
 gates are ordered (block input z, input i, forget f, output o). The genome is everything after the
@@ -72,11 +72,14 @@ CONF_PRIOR = 10.0  # confidence of n observations is n / (n + CONF_PRIOR)
 # turn to river), over random deals: the spread of the win rate a call's option is valued at
 # (``call_option_utility``; ``tests/test_ashe.py`` measures it).
 OPTION_SPREAD = (0.174, 0.137, 0.177)
+# Anchored estimators (``anchored``) take their anchors within [ANCHOR_EPS, 1 - ANCHOR_EPS], so that a network
+# output of finite size can move any anchor either way.
+ANCHOR_EPS = 0.01
 
 # ---- params header ---------------------------------------------------------------------------------
 (P_HIDDEN, P_CAPACITY, P_LSTM_RESET, P_CALLING_RANGE, P_EXPLORE, P_READ_RAISES, P_READ_RERAISES, P_LOOKAHEAD,
- P_READ_AGGRESSION, P_MARK_RERAISES, P_CALL_OPTION) = range(11)
-HEADER = 11
+ P_READ_AGGRESSION, P_MARK_RERAISES, P_CALL_OPTION, P_ANCHORED) = range(12)
+HEADER = 12
 RESET_HAND, RESET_HALF = 0, 1  # when the LSTM state returns to zero
 
 
@@ -467,6 +470,14 @@ def calling_range_win(f_hat, w_hat, rho):
 
 
 @kernel
+def anchor(p, a):
+    """The estimate ``p`` (a network's logistic output) read as a correction to the anchor ``a``: the logistic
+    function of ``logit(p) + logit(a)``, ``a`` kept within ``ANCHOR_EPS`` of 0 and 1 (``p`` when ``a`` is 1/2)."""
+    a = min(max(a, ANCHOR_EPS), 1.0 - ANCHOR_EPS)
+    return p * a / (p * a + (1.0 - p) * (1.0 - a))
+
+
+@kernel
 def _shrunk(num, den, prior):
     """``num / den`` shrunk towards ``prior`` with ``CONF_PRIOR`` pseudo-observations."""
     return (num + CONF_PRIOR * prior) / (den + CONF_PRIOR)
@@ -676,6 +687,7 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
     look_close = facing & (street < 3)
     look = (params[P_LOOKAHEAD] > 0.0) & (look_close | ((street > 0) & (st[S_ROUND_ACTIONS] == 0)))
     option = params[P_CALL_OPTION] > 0.0
+    anchored = params[P_ANCHORED] > 0.0
     closes = facing | (st[S_ROUND_ACTIONS] > 0)  # the check or call ends the street's betting
     for k in range(N_CANDIDATES):
         fm[F_TRACE + 3 * k] = np.nan
@@ -742,8 +754,12 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
         if k >= 2:  # the call's OFRE output is unused: its state step is deferred until the call is chosen
             f_hat = lstm_finish(params, off_o, wto, OFRE_INPUTS, OFRE_DEC, hidden, x_o, c_o, pre_ov,
                                 fm[slot:slot + hidden], fm[slot + hidden:slot + 2 * hidden], work)
+            if anchored:  # the node's fold rate, shrunk towards the street's, shrunk towards 1/2
+                f_hat = anchor(f_hat, _shrunk(n_fold, n_acts, _shrunk(a_fold, a_acts, 0.5)))
         w_hat = lstm_finish(params, off_s, wts, SWRE_INPUTS, SWRE_DEC, hidden, x_s, c_s, pre_sv,
                             fm[slot + 2 * hidden:slot + 3 * hidden], fm[slot + 3 * hidden:slot + 4 * hidden], work)
+        if anchored:  # the win rate against a random hand
+            w_hat = anchor(w_hat, strength)
         im[I_STEPS] += 2  # two estimator steps per candidate, counting the call's deferred OFRE step
         w_hat = calling_range_win(f_hat, w_hat, rho)
         u = candidate_utility(st, pos, to[k], f_hat, w_hat)

@@ -50,6 +50,10 @@ class AsheSettings:
     ``call_option``: a check or call is valued with the choices it keeps (fold to the opponent's next bet, call
     it, or move all-in, once the next card has moved the win rate), instead of as a showdown at today's pot
     (``docs/players.md``, *The call's option*); it excludes ``lookahead``.
+    ``anchored``: each estimator's output corrects an anchor instead of standing alone: SWRE's the hand strength
+    (the win rate against a random hand), OFRE's the PRT's fold rate for the candidate (the node's, shrunk towards
+    the street's, shrunk towards 1/2); an output of 1/2 leaves the anchor as it is (``docs/players.md``,
+    *Anchored estimators*).
     ``model``: ``ashe2`` (the estimators above) or ``ashe1``, ASHE 1.0's own player, whose network is the
     policy (``docs/players.md``, *ASHE 1.0's player*); with ``ashe1``, ``hidden`` is the decision network's
     hidden units, ``prt_capacity`` is unused (it keeps no PRT) and the settings above must keep their defaults.
@@ -72,6 +76,7 @@ class AsheSettings:
     read_aggression: bool = False
     mark_reraises: bool = False
     call_option: bool = False
+    anchored: bool = False
     model: str = "ashe2"
     decision_output: str = "linear"
     raise_sizes: str = "big-blinds"
@@ -90,7 +95,8 @@ class AsheSettings:
         if not isinstance(self.explore, (int, float, np.integer, np.floating)) or not 0.0 <= self.explore <= 1.0:
             raise ValueError(f"explore must be a number in [0, 1], got {self.explore!r}")
         object.__setattr__(self, "explore", float(self.explore))
-        for name in ("read_raises", "read_reraises", "lookahead", "read_aggression", "mark_reraises", "call_option"):
+        for name in ("read_raises", "read_reraises", "lookahead", "read_aggression", "mark_reraises", "call_option",
+                     "anchored"):
             value = getattr(self, name)
             if not isinstance(value, (bool, np.bool_)):
                 raise ValueError(f"{name} must be true or false, got {value!r}")
@@ -141,10 +147,10 @@ class AsheSettings:
 
 #: the settings added after population files existed, written only when not the default
 _LATER_SETTINGS = ("calling_range", "explore", "read_raises", "read_reraises", "lookahead", "read_aggression",
-                   "mark_reraises", "call_option", "model", "decision_output", "raise_sizes")
+                   "mark_reraises", "call_option", "anchored", "model", "decision_output", "raise_sizes")
 #: the settings of the estimators (``ashe2``) that ASHE 1.0's player does not have
 _ESTIMATOR_SETTINGS = ("lstm_reset", "calling_range", "explore", "read_raises", "read_reraises", "lookahead",
-                       "read_aggression", "mark_reraises", "call_option")
+                       "read_aggression", "mark_reraises", "call_option", "anchored")
 
 
 def _blocks(hidden: int):
@@ -329,6 +335,7 @@ def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "as
     header[ashe.P_READ_AGGRESSION] = float(settings.read_aggression)
     header[ashe.P_MARK_RERAISES] = float(settings.mark_reraises)
     header[ashe.P_CALL_OPTION] = float(settings.call_option)
+    header[ashe.P_ANCHORED] = float(settings.anchored)
     n_imem, n_fmem = ashe.memory_sizes(settings.hidden, settings.prt_capacity)
     return Player(name, ASHE, np.concatenate([header, genome.astype(np.float64)]), n_imem, n_fmem,
                   uses_hand_strength=True)
