@@ -801,6 +801,38 @@ def test_call_option_wins_more_from_the_hothead_maniac():
     assert standard_errors((b - a).astype(float)) > 3
 
 
+@pytest.mark.parametrize("p, a", [(0.5, 0.3), (0.8, 0.5), (0.2, 0.9), (0.97, 0.04), (0.6, 0.0), (0.6, 1.0)])
+def test_anchor_adds_the_logits_of_the_output_and_the_anchor(p, a):
+    """``anchor(p, a)`` is the logistic function of ``logit(p) + logit(a)``, the anchor kept within ``ANCHOR_EPS``
+    of 0 and 1: an output of 1/2 returns the anchor, an anchor of 1/2 the output."""
+    a_kept = min(max(a, ashe.ANCHOR_EPS), 1 - ashe.ANCHOR_EPS)
+    logit = lambda q: np.log(q / (1 - q))  # noqa: E731
+    assert ashe.anchor(p, a) == pytest.approx(sigmoid(logit(p) + logit(a_kept)), rel=1e-12)
+    assert ashe.anchor(0.5, a) == pytest.approx(a_kept, rel=1e-12) and ashe.anchor(p, 0.5) == pytest.approx(p)
+
+
+def test_anchored_estimates_are_the_hand_strength_and_the_shrunk_fold_rates():
+    """All-zero weights (every output 1/2): anchored, SWRE says the hand strength for every candidate and OFRE
+    the PRT's fold rate for the candidate, the node's shrunk towards its street cell's, shrunk towards 1/2.
+    The button's pot-size raise preflop (to 300) was folded to three times and re-raised once; no other raise
+    was ever made."""
+    settings = AsheSettings(prt_capacity=64, anchored=True)
+    player = ashe_player(np.zeros(settings.genome_size), settings)
+    free = ashe_player(np.zeros(settings.genome_size), replace(settings, anchored=False))
+    imem, fmem = player.new_memory()
+    ashe.ashe_reset(player.params, imem[0], fmem[0])
+    for actions in ([300, "f"], [300, "f"], [300, "f"], [300, 900, "f"]):
+        record((player, imem[0], fmem[0]), 1, actions)
+    out = ashe.explain_decision(player, scripted([]), strength=0.62, memory=(imem, fmem))["candidates"]
+    assert [c["w_hat"] for c in out[1:]] == pytest.approx([0.62] * 6, rel=1e-12)
+    assert out[3]["raise_to"] == 300
+    street = (3 + 10 * 0.5) / (4 + 10)  # CONF_PRIOR = 10 pseudo-observations
+    assert out[3]["f_hat"] == pytest.approx((3 + 10 * street) / (4 + 10), rel=1e-12)
+    assert [c["f_hat"] for c in out[2:] if c["raise_to"] != 300] == pytest.approx([0.5] * 4, rel=1e-12)
+    unanchored = ashe.explain_decision(free, scripted([]), strength=0.62, memory=(imem, fmem))["candidates"]
+    assert [c["w_hat"] for c in unanchored[1:]] == pytest.approx([0.5] * 6)
+
+
 def test_ashe_against_itself_is_zero():
     player = ashe_player(handbuilt_genome())
     result = play_duplicate(player, ashe_player(handbuilt_genome(), name="twin"), 5000, seed=2)

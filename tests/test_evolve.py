@@ -277,10 +277,10 @@ def test_run_files_from_before_the_lag_and_refit_options_read_as_the_papers_meth
 
 def test_options_at_their_defaults_stay_out_of_the_config_dict():
     """Run files written before ``init``, ``calling_range``, ``explore``, ``read_raises``, ``read_reraises``,
-    ``lookahead``, ``read_aggression``, ``mark_reraises``, ``call_option``, ``common_decks`` and ``matches`` existed
-    read back as equal configs."""
+    ``lookahead``, ``read_aggression``, ``mark_reraises``, ``call_option``, ``anchored``, ``common_decks`` and
+    ``matches`` existed read back as equal configs."""
     assert not ({"init", "calling_range", "explore", "read_raises", "read_reraises", "lookahead", "read_aggression",
-                 "mark_reraises", "call_option", "common_decks", "matches"} & set(tiny().to_dict()))
+                 "mark_reraises", "call_option", "anchored", "common_decks", "matches"} & set(tiny().to_dict()))
     cfg = tiny(init="handbuilt", calling_range=0.5, explore=0.05, read_raises=True, read_reraises=True,
                lookahead=True, read_aggression=True, common_decks=True, opponents=("calling-machine",), budget=200)
     assert cfg.to_dict()["init"] == "handbuilt" and EvolveConfig.from_dict(cfg.to_dict()) == cfg
@@ -293,6 +293,9 @@ def test_options_at_their_defaults_stay_out_of_the_config_dict():
     cfg = tiny(call_option=True)
     assert cfg.to_dict()["call_option"] is True and EvolveConfig.from_dict(cfg.to_dict()) == cfg
     assert cfg.settings == AsheSettings(prt_capacity=cfg.prt_capacity, call_option=True)
+    cfg = tiny(anchored=True)
+    assert cfg.to_dict()["anchored"] is True and EvolveConfig.from_dict(cfg.to_dict()) == cfg
+    assert cfg.settings == AsheSettings(prt_capacity=cfg.prt_capacity, anchored=True)
 
 
 def test_targets_round_trip_and_stay_out_of_a_default_config_dict():
