@@ -505,7 +505,8 @@ def test_cli_preset_and_usage_errors(tmp_path):
                         (["--preset", "ashe1", "--model", "ashe1", "--read-raises"], "apply to the ashe2 model only"),
                         (["--preset", "ashe1", "--raise-sizes", "pot"], "apply to the ashe1 model only"),
                         (["--preset", "ashe1", "--model", "ashe1", "--init", "patient"],
-                         "is a genome of the ashe2 model")):
+                         "is a genome of the ashe2 model"),
+                        (["--preset", "generalist", "--anchored"], "with anchored choose init 'random'")):
         r = CliRunner().invoke(main, ["evolve", *args, "--out", str(tmp_path / "x.h5")])
         assert r.exit_code == 2 and match in r.output and "Traceback" not in r.output, (args, r.output)
 

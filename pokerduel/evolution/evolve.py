@@ -409,6 +409,9 @@ class EvolveConfig:
         if self.init in HANDMADE and self.model != "ashe2":
             raise ValueError(f"init {self.init!r} is a genome of the ashe2 model; with model={self.model} "
                              f"choose init 'random'")
+        if self.init in HANDMADE and self.anchored:
+            raise ValueError(f"init {self.init!r} is made for free estimates (its outputs are the estimates, where "
+                             f"anchored reads them as corrections to the anchors); with anchored choose init 'random'")
         if self.init in HANDMADE:
             try:
                 HANDMADE[self.init](self.settings)  # each hand-made genome checks that its cells fit
