@@ -734,36 +734,49 @@ def _allin_from_now(f, w, p, x, room):
     return f * p + (1 - f) * (wc * (p + room) - (1 - wc) * (x + room))
 
 
-def _closing_call_from_now(f, w, pos, street, p, x, room, p_bet=0.5, size=1.0):
+def _range_win(w, p_bet, rho, bets):
+    """The win rate against the opponent's betting (``bets``) or checking hands if it bets the strongest ``p_bet``
+    of a uniform range and the player beats the weakest ``w``: the overlap of ``[0, w]`` with ``[1 - p_bet, 1]``
+    (or ``[0, 1 - p_bet]``) over that interval's length, mixed with ``w`` by ``rho``."""
+    lo, hi = (1 - p_bet, 1.0) if bets else (0.0, 1 - p_bet)
+    return (1 - rho) * w + rho * max(0.0, min(w, hi) - lo) / (hi - lo)
+
+
+def _closing_call_from_now(f, w, pos, street, p, x, room, p_bet=0.5, size=1.0, rho=0.0):
     """``docs/players.md`` (*The call's option*) for a call that closes ``street``, written out with fresh
-    statistics (the opponent bets half the time, the pot)."""
+    statistics (the opponent bets half the time, the pot); ``rho`` is ``option_range``."""
     b = min(size * (p + x), room)
     d = min(ashe.OPTION_SPREAD[street], w, 1 - w)
     v = 0.0
     for w2 in (w - d, w + d):
-        show = w2 * p - (1 - w2) * x
-        faced = max(-x, w2 * (p + b) - (1 - w2) * (x + b), _allin_from_now(f, w2, p + b, x + b, room - b))
-        shove = _allin_from_now(f, w2, p, x, room)
-        v += 0.5 * (max(shove, p_bet * faced + (1 - p_bet) * show) if pos == 0 else
-                    p_bet * faced + (1 - p_bet) * max(show, shove))
+        wb, wc = _range_win(w2, p_bet, rho, True), _range_win(w2, p_bet, rho, False)
+        show = wc * p - (1 - wc) * x
+        faced = max(-x, wb * (p + b) - (1 - wb) * (x + b), _allin_from_now(f, wb, p + b, x + b, room - b))
+        v += 0.5 * (max(_allin_from_now(f, w2, p, x, room), p_bet * faced + (1 - p_bet) * show) if pos == 0 else
+                    p_bet * faced + (1 - p_bet) * max(show, _allin_from_now(f, wc, p, x, room)))
     return v
 
 
+@pytest.mark.parametrize("rho", [0.0, 0.5, 1.0])
 @pytest.mark.parametrize("f, w", [(0.0, 0.6), (0.3, 0.55), (0.6, 0.9), (0.1, 0.3)])
-def test_call_option_values_a_check_or_call_by_its_closed_form(f, w):
+def test_call_option_values_a_check_or_call_by_its_closed_form(f, w, rho):
     """Constant estimates (fold rate ``f``, win rate ``w``) and fresh memory: the call's utility is the closed form
-    of ``docs/players.md``; the raises' utilities are the one-step rule's; on the river a call is a showdown."""
+    of ``docs/players.md``, with the opponent's bets and checks read by ``option_range = rho``; the raises'
+    utilities are the one-step rule's; on the river a call is a showdown."""
     settings = AsheSettings(prt_capacity=64, hidden=1)
     g = np.zeros(settings.genome_size)
     blocks = unpack(g, settings.hidden)
     blocks["ofre"]["b_out"][...] = np.log(f / (1 - f)) if f > 0 else -40.0
     blocks["swre"]["b_out"][...] = np.log(w / (1 - w))
-    one, two = (ashe_player(g, replace(settings, call_option=c)) for c in (False, True))
+    one, two = (ashe_player(g, replace(settings, call_option=c, option_range=rho if c else 0.0))
+                for c in (False, True))
     # The big blind facing a raise to 300 closes preflop; the button's limp leaves the big blind to speak.
-    bb = _closing_call_from_now(f, w, 0, 0, 400.0, 200.0, STACK - 300.0)
-    faced = max(0.0, _closing_call_from_now(f, w, 1, 0, 400.0, 200.0, STACK - 300.0),
-                _allin_from_now(f, w, 400.0, 200.0, STACK - 300.0))
-    limp = 0.5 * faced + 0.5 * _closing_call_from_now(f, w, 1, 0, 200.0, 0.0, STACK - 100.0) - 50.0
+    room = STACK - 300.0
+    bb = _closing_call_from_now(f, w, 0, 0, 400.0, 200.0, room, rho=rho)
+    wb, wc = _range_win(w, 0.5, rho, True), _range_win(w, 0.5, rho, False)
+    faced = max(0.0, _closing_call_from_now(f, wb, 1, 0, 400.0, 200.0, room, rho=rho),
+                _allin_from_now(f, wb, 400.0, 200.0, room))
+    limp = 0.5 * faced + 0.5 * _closing_call_from_now(f, wc, 1, 0, 200.0, 0.0, STACK - 100.0, rho=rho) - 50.0
     for actions, expected in (([300], bb), ([], limp)):
         a, b = (ashe.explain_decision(pl, scripted(actions), strength=0.5)["candidates"] for pl in (one, two))
         assert b[1]["utility"] == pytest.approx(expected, rel=1e-9)
@@ -776,6 +789,34 @@ def test_call_option_values_a_check_or_call_by_its_closed_form(f, w):
         AsheSettings(lookahead=True, call_option=True)
     with pytest.raises(ValueError, match="ashe2 model only"):
         AsheSettings(model="ashe1", call_option=True)
+
+
+@pytest.mark.parametrize("w, p_bet", [(0.3, 0.5), (0.8, 0.5), (0.6, 0.1), (0.6, 0.9), (0.05, 0.97), (1.0, 0.3)])
+def test_split_range_divides_the_win_rate_between_bets_and_checks(w, p_bet):
+    """``split_range``: the ordered-range win rates against the betting and the checking hands (interval overlaps),
+    mixed with ``w`` by ``rho``; bets and checks together keep ``w``. ``rho = 0``, or an opponent that always or
+    never bets, leaves ``w`` as it is."""
+    for rho in (0.0, 0.25, 1.0):
+        wb, wc = ashe.split_range(w, p_bet, rho)
+        assert (wb, wc) == pytest.approx((_range_win(w, p_bet, rho, True), _range_win(w, p_bet, rho, False)),
+                                         abs=1e-12)
+        assert p_bet * wb + (1 - p_bet) * wc == pytest.approx(w, abs=1e-12)
+        assert wb <= w + 1e-12 <= wc + 2e-12
+    for p in (0.0, 1.0):
+        assert ashe.split_range(w, p, 1.0) == (w, w)
+    assert ashe.split_range(w, p_bet, 0.0) == (w, w)
+
+
+def test_option_range_is_a_setting_of_the_calls_option():
+    """``option_range`` lies in [0, 1], needs ``call_option``, and is written to a settings dict only when set."""
+    for bad in (-0.1, 1.5, "half"):
+        with pytest.raises(ValueError, match="option_range must be a number in"):
+            AsheSettings(call_option=True, option_range=bad)
+    with pytest.raises(ValueError, match="needs call_option"):
+        AsheSettings(option_range=0.5)
+    assert "option_range" not in AsheSettings(call_option=True).to_dict()
+    s = AsheSettings(call_option=True, option_range=1)
+    assert s.option_range == 1.0 and AsheSettings.from_dict(s.to_dict()) == s
 
 
 def test_option_spread_is_the_hand_strengths_step_to_the_next_street():

@@ -16,7 +16,8 @@ raise increment as a fraction ``s`` of the pot after calling: B0 < 0.375 <= B1 <
 player's own raises of 0.5, 1, 1.5 and 2 pots fall in B1..B4 and its all-in in B6.
 
 **params** (float64): ``[hidden, prt_capacity, lstm_reset, calling_range, explore, read_raises,
-read_reraises, lookahead, read_aggression, mark_reraises, call_option, anchored, OFRE block, SWRE block]``.
+read_reraises, lookahead, read_aggression, mark_reraises, call_option, anchored, option_range, OFRE block,
+SWRE block]``.
 An estimator block for ``n`` inputs and ``H`` cells is, in order: ``W[4, H, n]``, ``R[4, H, H]``, peepholes
 ``p[3, H]`` (input, forget, output gates), biases ``b[4, H]``, output weights ``w[H]``, output bias;
 gates are ordered (block input z, input i, forget f, output o). The genome is everything after the
@@ -78,8 +79,8 @@ ANCHOR_EPS = 0.01
 
 # ---- params header ---------------------------------------------------------------------------------
 (P_HIDDEN, P_CAPACITY, P_LSTM_RESET, P_CALLING_RANGE, P_EXPLORE, P_READ_RAISES, P_READ_RERAISES, P_LOOKAHEAD,
- P_READ_AGGRESSION, P_MARK_RERAISES, P_CALL_OPTION, P_ANCHORED) = range(12)
-HEADER = 12
+ P_READ_AGGRESSION, P_MARK_RERAISES, P_CALL_OPTION, P_ANCHORED, P_OPTION_RANGE) = range(13)
+HEADER = 13
 RESET_HAND, RESET_HALF = 0, 1  # when the LSTM state returns to zero
 
 
@@ -542,10 +543,24 @@ def _allin_value(f_all, w, p, x, room):
 
 
 @kernel
-def _closing_call_value(pos, street, w_hat, f_all, p, x, room, p_bet, size):
+def split_range(w, p_bet, rho):
+    """``(w_bet, w_check)``: the win rate ``w`` against the hands with which the opponent bets (probability
+    ``p_bet``) and those with which it checks, if it bets its strongest ``p_bet`` of hands and the player beats
+    exactly the weakest ``w`` (``docs/players.md``, *The call's option*); ``rho`` mixes this with ``w`` for
+    both, as the calling range does. Either way ``p_bet w_bet + (1 - p_bet) w_check = w``."""
+    if (rho == 0.0) | (p_bet <= 0.0) | (p_bet >= 1.0):
+        return w, w
+    w_bet = max(w - (1.0 - p_bet), 0.0) / p_bet
+    w_check = min(w, 1.0 - p_bet) / (1.0 - p_bet)
+    return (1.0 - rho) * w + rho * w_bet, (1.0 - rho) * w + rho * w_check
+
+
+@kernel
+def _closing_call_value(pos, street, w_hat, f_all, p, x, room, p_bet, size, rho):
     """What a call of ``x`` into pot ``p`` that closes ``street`` is worth from now, ``room`` chips left
     behind after it: a showdown on the river; before it, the choice the call keeps for the next street, on
-    which the opponent bets with probability ``p_bet``, ``size`` pots (``call_option_utility``)."""
+    which the opponent bets with probability ``p_bet``, ``size`` pots (``call_option_utility``); ``rho`` is the
+    share of the ordered-range reading of that bet or check (``split_range``)."""
     if (street >= 3) | (room <= 0.0):
         return w_hat * p - (1.0 - w_hat) * x
     b_o = min(size * (p + x), room)
@@ -553,20 +568,20 @@ def _closing_call_value(pos, street, w_hat, f_all, p, x, room, p_bet, size):
     v = 0.0
     for side in (-1.0, 1.0):
         w = w_hat + side * d
-        show = w * p - (1.0 - w) * x
-        faced = max(-x, w * (p + b_o) - (1.0 - w) * (x + b_o))
+        w_bet, w_check = split_range(w, p_bet, rho)
+        show = w_check * p - (1.0 - w_check) * x
+        faced = max(-x, w_bet * (p + b_o) - (1.0 - w_bet) * (x + b_o))
         if b_o < room:
-            faced = max(faced, _allin_value(f_all, w, p + b_o, x + b_o, room - b_o))
-        shove = _allin_value(f_all, w, p, x, room)
+            faced = max(faced, _allin_value(f_all, w_bet, p + b_o, x + b_o, room - b_o))
         if pos == 0:  # first to speak after the flop (reverse blinds): all-in, or check into the opponent's turn
-            v += 0.5 * max(shove, p_bet * faced + (1.0 - p_bet) * show)
+            v += 0.5 * max(_allin_value(f_all, w, p, x, room), p_bet * faced + (1.0 - p_bet) * show)
         else:
-            v += 0.5 * (p_bet * faced + (1.0 - p_bet) * max(show, shove))
+            v += 0.5 * (p_bet * faced + (1.0 - p_bet) * max(show, _allin_value(f_all, w_check, p, x, room)))
     return v
 
 
 @kernel
-def call_option_utility(st, pos, im, fm, closes, w_hat, f_all):
+def call_option_utility(st, pos, im, fm, closes, w_hat, f_all, rho):
     """A check or call valued with the choices it keeps (``docs/players.md``, *The call's option*).
 
     ``f_all`` is how often the opponent folds to an all-in (the all-in candidate's OFRE estimate). A call that
@@ -577,7 +592,8 @@ def call_option_utility(st, pos, im, fm, closes, w_hat, f_all):
     the player may move all-in before the opponent speaks. A check or call after which the opponent speaks on
     the same street: it bets, and the player folds, moves all-in or calls (the closing call above), or it checks
     and the street closes as after the player's own closing check. Chips are counted from now, as in the
-    one-step rule.
+    one-step rule. ``rho`` (setting ``option_range``) reads each bet or check of the opponent as coming from
+    the stronger or the weaker part of its range (``split_range``); 0 keeps the win rate as it is.
     """
     p = np.float64(pot(st))
     x = np.float64(to_call(st, pos))
@@ -585,15 +601,16 @@ def call_option_utility(st, pos, im, fm, closes, w_hat, f_all):
     street = st[S_ROUND]
     next_bet, next_size = _bet_after_pass(im, fm, street + 1) if street < 3 else (0.0, 0.0)
     if closes | (room <= 0.0):
-        return _closing_call_value(pos, street, w_hat, f_all, p, x, room, next_bet, next_size)
+        return _closing_call_value(pos, street, w_hat, f_all, p, x, room, next_bet, next_size, rho)
     p_bet, size = _bet_after_pass(im, fm, street)
     p2 = p + x  # the pot after the check or call
     b_o = min(size * p2, room)
-    faced = max(0.0, _closing_call_value(pos, street, w_hat, f_all, p2 + b_o, b_o, room - b_o, next_bet,
-                                         next_size))
+    w_bet, w_check = split_range(w_hat, p_bet, rho)
+    faced = max(0.0, _closing_call_value(pos, street, w_bet, f_all, p2 + b_o, b_o, room - b_o, next_bet,
+                                         next_size, rho))
     if b_o < room:
-        faced = max(faced, _allin_value(f_all, w_hat, p2 + b_o, b_o, room - b_o))
-    passed = _closing_call_value(pos, street, w_hat, f_all, p2, 0.0, room, next_bet, next_size)
+        faced = max(faced, _allin_value(f_all, w_bet, p2 + b_o, b_o, room - b_o))
+    passed = _closing_call_value(pos, street, w_check, f_all, p2, 0.0, room, next_bet, next_size, rho)
     return p_bet * faced + (1.0 - p_bet) * passed - x
 
 
@@ -770,7 +787,8 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
         fm[F_TRACE + 3 * k + 2] = u
     if option:  # the call's option uses the all-in's fold estimate, known only now
         f_all = fm[F_TRACE + 3 * (N_CANDIDATES - 1)] if to[N_CANDIDATES - 1] >= 0 else 0.0
-        fm[F_TRACE + 5] = call_option_utility(st, pos, im, fm, closes, fm[F_TRACE + 4], f_all)
+        fm[F_TRACE + 5] = call_option_utility(st, pos, im, fm, closes, fm[F_TRACE + 4], f_all,
+                                              params[P_OPTION_RANGE])
     best = -1  # the highest utility; a candidate must beat every smaller one by TIE_CHIPS
     best_u = 0.0
     for k in range(N_CANDIDATES):

@@ -50,6 +50,10 @@ class AsheSettings:
     ``call_option``: a check or call is valued with the choices it keeps (fold to the opponent's next bet, call
     it, or move all-in, once the next card has moved the win rate), instead of as a showdown at today's pot
     (``docs/players.md``, *The call's option*); it excludes ``lookahead``.
+    ``option_range``: with ``call_option``, how far (in [0, 1]) the option reads the opponent's next bet as
+    coming from the strong part of its range and its check from the weak part (0: the win rate stays as it
+    is whatever the opponent does; 1: the opponent bets exactly its strongest hands, as often as it has bet
+    after the player's checks and calls).
     ``anchored``: each estimator's output corrects an anchor instead of standing alone: SWRE's the hand strength
     (the win rate against a random hand), OFRE's the PRT's fold rate for the candidate (the node's, shrunk towards
     the street's, shrunk towards 1/2); an output of 1/2 leaves the anchor as it is (``docs/players.md``,
@@ -77,6 +81,7 @@ class AsheSettings:
     mark_reraises: bool = False
     call_option: bool = False
     anchored: bool = False
+    option_range: float = 0.0
     model: str = "ashe2"
     decision_output: str = "linear"
     raise_sizes: str = "big-blinds"
@@ -95,6 +100,10 @@ class AsheSettings:
         if not isinstance(self.explore, (int, float, np.integer, np.floating)) or not 0.0 <= self.explore <= 1.0:
             raise ValueError(f"explore must be a number in [0, 1], got {self.explore!r}")
         object.__setattr__(self, "explore", float(self.explore))
+        if not isinstance(self.option_range, (int, float, np.integer, np.floating)) or not (
+                0.0 <= self.option_range <= 1.0):
+            raise ValueError(f"option_range must be a number in [0, 1], got {self.option_range!r}")
+        object.__setattr__(self, "option_range", float(self.option_range))
         for name in ("read_raises", "read_reraises", "lookahead", "read_aggression", "mark_reraises", "call_option",
                      "anchored"):
             value = getattr(self, name)
@@ -105,6 +114,8 @@ class AsheSettings:
             raise ValueError("read_aggression and mark_reraises both replace SWRE's all-in flag input; set at most one")
         if self.lookahead and self.call_option:
             raise ValueError("lookahead and call_option both value the call that closes a street; set at most one")
+        if self.option_range > 0.0 and not self.call_option:
+            raise ValueError("option_range reads the opponent's bets within the call's option; it needs call_option")
         if self.model not in MODELS:
             raise ValueError(f"model must be one of {', '.join(MODELS)}, got {self.model!r}")
         if self.decision_output not in DECISION_OUTPUTS:
@@ -147,10 +158,11 @@ class AsheSettings:
 
 #: the settings added after population files existed, written only when not the default
 _LATER_SETTINGS = ("calling_range", "explore", "read_raises", "read_reraises", "lookahead", "read_aggression",
-                   "mark_reraises", "call_option", "anchored", "model", "decision_output", "raise_sizes")
+                   "mark_reraises", "call_option", "anchored", "option_range", "model", "decision_output",
+                   "raise_sizes")
 #: the settings of the estimators (``ashe2``) that ASHE 1.0's player does not have
 _ESTIMATOR_SETTINGS = ("lstm_reset", "calling_range", "explore", "read_raises", "read_reraises", "lookahead",
-                       "read_aggression", "mark_reraises", "call_option", "anchored")
+                       "read_aggression", "mark_reraises", "call_option", "anchored", "option_range")
 
 
 def _blocks(hidden: int):
@@ -336,6 +348,7 @@ def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "as
     header[ashe.P_MARK_RERAISES] = float(settings.mark_reraises)
     header[ashe.P_CALL_OPTION] = float(settings.call_option)
     header[ashe.P_ANCHORED] = float(settings.anchored)
+    header[ashe.P_OPTION_RANGE] = settings.option_range
     n_imem, n_fmem = ashe.memory_sizes(settings.hidden, settings.prt_capacity)
     return Player(name, ASHE, np.concatenate([header, genome.astype(np.float64)]), n_imem, n_fmem,
                   uses_hand_strength=True)
