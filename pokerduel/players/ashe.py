@@ -546,7 +546,7 @@ def _allin_value(f_all, w, p, x, room):
 def split_range(w, p_bet, rho):
     """``(w_bet, w_check)``: the win rate ``w`` against the hands with which the opponent bets (probability
     ``p_bet``) and those with which it checks, if it bets its strongest ``p_bet`` of hands and the player beats
-    exactly the weakest ``w`` (``docs/players.md``, *The call's option*); ``rho`` mixes this with ``w`` for
+    exactly the weakest ``w`` (``docs/players.md``, *The option's ranges*); ``rho`` mixes this with ``w`` for
     both, as the calling range does. Either way ``p_bet w_bet + (1 - p_bet) w_check = w``."""
     if (rho == 0.0) | (p_bet <= 0.0) | (p_bet >= 1.0):
         return w, w
