@@ -109,7 +109,8 @@ INITS = ("random", *HANDMADE)
 #: options added after run files existed, left out of a config's dict at these defaults
 LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "read_reraises": False,
                   "lookahead": False, "read_aggression": False, "mark_reraises": False, "call_option": False,
-                  "anchored": False, "option_range": 0.0, "model": "ashe2", "decision_output": "linear", "raise_sizes": "big-blinds",
+                  "anchored": False, "option_range": 0.0, "model": "ashe2", "decision_output": "linear",
+                  "raise_sizes": "big-blinds",
                   "init": "random", "freeze_init": False,
                   "common_decks": False, "opponent_weights": None, "matches": 1, "batch": 1, "targets": None,
                   "opponent_deals": None,

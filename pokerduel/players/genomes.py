@@ -93,17 +93,11 @@ class AsheSettings:
             raise ValueError(f"prt_capacity must be an integer in 2..4194304, got {self.prt_capacity!r}")
         if self.lstm_reset not in LSTM_RESETS:
             raise ValueError(f"lstm_reset must be one of {', '.join(LSTM_RESETS)}, got {self.lstm_reset!r}")
-        if not isinstance(self.calling_range, (int, float, np.integer, np.floating)) or not (
-                0.0 <= self.calling_range <= 1.0):
-            raise ValueError(f"calling_range must be a number in [0, 1], got {self.calling_range!r}")
-        object.__setattr__(self, "calling_range", float(self.calling_range))
-        if not isinstance(self.explore, (int, float, np.integer, np.floating)) or not 0.0 <= self.explore <= 1.0:
-            raise ValueError(f"explore must be a number in [0, 1], got {self.explore!r}")
-        object.__setattr__(self, "explore", float(self.explore))
-        if not isinstance(self.option_range, (int, float, np.integer, np.floating)) or not (
-                0.0 <= self.option_range <= 1.0):
-            raise ValueError(f"option_range must be a number in [0, 1], got {self.option_range!r}")
-        object.__setattr__(self, "option_range", float(self.option_range))
+        for name in ("calling_range", "explore", "option_range"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float, np.integer, np.floating)) or not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
+            object.__setattr__(self, name, float(value))
         for name in ("read_raises", "read_reraises", "lookahead", "read_aggression", "mark_reraises", "call_option",
                      "anchored"):
             value = getattr(self, name)
