@@ -15,7 +15,8 @@ References per training bot, in mBB/hand with 95% intervals:
   choices it keeps, ``docs/players.md``, *The call's option*);
 * ``anchored`` estimators whose every output is 1/2 (all-zero weights), so that the estimates are the anchors:
   SWRE the hand strength, OFRE the PRT's shrunk fold rate (``docs/players.md``, *Anchored estimators*); alone,
-  with ``call_option``, and with ``call_option`` and ``option_range = 1`` (*The option's ranges*).
+  with ``call_option``, with ``call_option`` and ``option_range = 1`` (*The option's ranges*), and with
+  ``call_option`` and ``raising_range = 1`` (SWRE's anchor facing a raise: the win rate against the raising hands).
 
 And, exactly (no simulation), the best rule that plays the Hothead Maniac before the flop only: move all-in
 with the hands of highest preflop hand strength, fold the rest. The Maniac calls any all-in and raises every
@@ -81,6 +82,7 @@ def main(argv=None):
     option = replace(settings, call_option=True)
     anchored, anchored_option = replace(settings, anchored=True), replace(option, anchored=True)
     anchored_ranges = replace(anchored_option, option_range=1.0)
+    anchored_raises = replace(anchored_option, raising_range=1.0)
     players = {"one-step rule, calibrated": ashe_player(patient_genome(settings, 0.1, 0.0), settings),
                "patient genome": ashe_player(patient_genome(settings), settings),
                "hand-built genome": ashe_player(handbuilt_genome(settings), settings),
@@ -88,7 +90,8 @@ def main(argv=None):
                "hand-built genome, call_option": ashe_player(handbuilt_genome(option), option),
                "anchors": ashe_player(np.zeros(anchored.genome_size), anchored),
                "anchors, call_option": ashe_player(np.zeros(anchored.genome_size), anchored_option),
-               "anchors, call_option, option_range 1": ashe_player(np.zeros(anchored.genome_size), anchored_ranges)}
+               "anchors, call_option, option_range 1": ashe_player(np.zeros(anchored.genome_size), anchored_ranges),
+               "anchors, call_option, raising_range 1": ashe_player(np.zeros(anchored.genome_size), anchored_raises)}
     out = {}
     print(f"{args.deals:,} tuning and {args.deals:,} fresh duplicate deals per figure; mBB/hand, 95% intervals")
     for bot in TRAINING_BOTS:

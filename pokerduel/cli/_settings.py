@@ -36,6 +36,9 @@ _OPTIONS = (
     click.option("--option-range", type=click.FloatRange(0, 1), default=0.0, show_default=True,
                  help="With --call-option, how far the option reads the opponent's next bet as coming from its "
                       "strongest hands and its check from its weakest (0: the win rate as it is)."),
+    click.option("--raising-range", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+                 help="With --anchored, how far SWRE's anchor facing a raise is the win rate against the opponent's "
+                      "strongest hands, as many as its raise share on the street (0: against a random hand)."),
     click.option("--model", type=click.Choice(tuple(MODELS)), default="ashe2", show_default=True,
                  help="ashe2: the PRT with the OFRE and SWRE estimators; ashe1: ASHE 1.0's player, LSTM modules and a "
                       "decision network whose output commits chips by Algorithm 1 (--hidden: its hidden units)."),
@@ -51,8 +54,9 @@ _OPTIONS = (
 
 def player_settings(command):
     """Add ``--calling-range``, ``--explore``, ``--read-raises``, ``--read-reraises``, ``--lookahead``,
-    ``--read-aggression``, ``--mark-reraises``, ``--call-option``, ``--anchored``, ``--option-range``, ``--model``,
-    ``--decision-output`` and ``--raise-sizes`` (``AsheSettings``) to a click command."""
+    ``--read-aggression``, ``--mark-reraises``, ``--call-option``, ``--anchored``, ``--option-range``,
+    ``--raising-range``, ``--model``, ``--decision-output`` and ``--raise-sizes`` (``AsheSettings``) to a click
+    command."""
     for option in reversed(_OPTIONS):
         command = option(command)
     return command

@@ -16,8 +16,8 @@ raise increment as a fraction ``s`` of the pot after calling: B0 < 0.375 <= B1 <
 player's own raises of 0.5, 1, 1.5 and 2 pots fall in B1..B4 and its all-in in B6.
 
 **params** (float64): ``[hidden, prt_capacity, lstm_reset, calling_range, explore, read_raises,
-read_reraises, lookahead, read_aggression, mark_reraises, call_option, anchored, option_range, OFRE block,
-SWRE block]``.
+read_reraises, lookahead, read_aggression, mark_reraises, call_option, anchored, option_range, raising_range,
+OFRE block, SWRE block]``.
 An estimator block for ``n`` inputs and ``H`` cells is, in order: ``W[4, H, n]``, ``R[4, H, H]``, peepholes
 ``p[3, H]`` (input, forget, output gates), biases ``b[4, H]``, output weights ``w[H]``, output bias;
 gates are ordered (block input z, input i, forget f, output o). The genome is everything after the
@@ -44,6 +44,7 @@ from ..engine.rules import (
     apply_legal,
     new_hand,
     pot,
+    raise_range,
     to_call,
 )
 from ..infra.exp import exp, exp_into
@@ -79,8 +80,8 @@ ANCHOR_EPS = 0.01
 
 # ---- params header ---------------------------------------------------------------------------------
 (P_HIDDEN, P_CAPACITY, P_LSTM_RESET, P_CALLING_RANGE, P_EXPLORE, P_READ_RAISES, P_READ_RERAISES, P_LOOKAHEAD,
- P_READ_AGGRESSION, P_MARK_RERAISES, P_CALL_OPTION, P_ANCHORED, P_OPTION_RANGE) = range(13)
-HEADER = 13
+ P_READ_AGGRESSION, P_MARK_RERAISES, P_CALL_OPTION, P_ANCHORED, P_OPTION_RANGE, P_RAISING_RANGE) = range(14)
+HEADER = 14
 RESET_HAND, RESET_HALF = 0, 1  # when the LSTM state returns to zero
 
 
@@ -99,7 +100,8 @@ def genome_size(hidden: int) -> int:
 # imem: [n_nodes, overflow, decisions, lstm_steps, ...] | scratch state | street aggregates
 #       | opponent-raise showdowns per street | the opponent's answers to re-raises per street
 #       | the opponent's actions right after the player's check or call, per street
-#       | the opponent's actions per street, then its raises | nodes
+#       | the opponent's actions per street, then its raises
+#       | the opponent's actions per street at which a raise was legal, then its raises | nodes
 I_NNODES, I_OVERFLOW, I_DECISIONS, I_STEPS = 0, 1, 2, 3
 I_STATE = 8
 I_CAND_TO = I_STATE + STATE_SIZE  # raise-to of each candidate (0 for fold/call, -1 if absent)
@@ -109,7 +111,8 @@ I_RAGG = I_AGG + 4 * 4 * N_CODES  # per street: showdowns of hands in which the 
 I_RERAISE = I_RAGG + 4  # per street: the opponent's answers to the player's re-raises (answers, then folds)
 I_AFTER = I_RERAISE + 8  # per street: the opponent's actions right after the player's check or call, then its bets
 I_OPP_STREET = I_AFTER + 8  # per street: all of the opponent's actions, then its raises
-I_NODES = I_OPP_STREET + 8
+I_OPP_RAISABLE = I_OPP_STREET + 8  # per street: the opponent's actions where it could raise, then its raises
+I_NODES = I_OPP_RAISABLE + 8
 # Node record: child[9], visits, opp_acts, opp_fold, opp_call, opp_raise, sd_n (16 words with padding).
 N_VISITS, N_OPP_ACTS, N_OPP_FOLD, N_OPP_CALL, N_OPP_RAISE, N_SD_N = range(N_CODES, N_CODES + 6)
 NODE_WORDS = 16
@@ -361,7 +364,8 @@ def prt_update(im, fm, capacity, pos, hist, n_actions, showdown, opp_hs, result)
     street aggregates of the player's actions, the opponent's answers to the player's re-raises (a raise
     facing its raise) per street, its actions right after the player's check or call (on the same street
     or, after a call that closed one, the next), and at a showdown the opponent-raise aggregate of each street
-    on which the opponent raised, and per street all of the opponent's actions and its raises."""
+    on which the opponent raised, and per street all of the opponent's actions and its raises, and those at
+    which it could have raised."""
     sc = im[I_STATE:I_STATE + STATE_SIZE]
     new_hand(sc)
     f_nodes = fm.shape[0] - 2 * capacity
@@ -390,6 +394,9 @@ def prt_update(im, fm, capacity, pos, hist, n_actions, showdown, opp_hs, result)
         if actor != pos:
             im[I_OPP_STREET + street] += 1
             im[I_OPP_STREET + 4 + street] += action == RAISE
+            if raise_range(sc)[0] >= 0:
+                im[I_OPP_RAISABLE + street] += 1
+                im[I_OPP_RAISABLE + 4 + street] += action == RAISE
             if action == RAISE:
                 raised |= 1 << street
             if node >= 0:
@@ -705,6 +712,13 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
     look = (params[P_LOOKAHEAD] > 0.0) & (look_close | ((street > 0) & (st[S_ROUND_ACTIONS] == 0)))
     option = params[P_CALL_OPTION] > 0.0
     anchored = params[P_ANCHORED] > 0.0
+    # SWRE's anchor: the win rate against a random hand or, facing a raise with raising_range, against the hands
+    # the opponent raises with, if it raises with its strongest hands as often as it has raised on this street
+    # where it could.
+    w_anchor = strength
+    if anchored & facing:
+        raises = _shrunk(im[I_OPP_RAISABLE + 4 + street], im[I_OPP_RAISABLE + street], 0.5)
+        w_anchor = split_range(strength, raises, params[P_RAISING_RANGE])[0]
     closes = facing | (st[S_ROUND_ACTIONS] > 0)  # the check or call ends the street's betting
     for k in range(N_CANDIDATES):
         fm[F_TRACE + 3 * k] = np.nan
@@ -775,8 +789,8 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
                 f_hat = anchor(f_hat, _shrunk(n_fold, n_acts, _shrunk(a_fold, a_acts, 0.5)))
         w_hat = lstm_finish(params, off_s, wts, SWRE_INPUTS, SWRE_DEC, hidden, x_s, c_s, pre_sv,
                             fm[slot + 2 * hidden:slot + 3 * hidden], fm[slot + 3 * hidden:slot + 4 * hidden], work)
-        if anchored:  # the win rate against a random hand
-            w_hat = anchor(w_hat, strength)
+        if anchored:
+            w_hat = anchor(w_hat, w_anchor)
         im[I_STEPS] += 2  # two estimator steps per candidate, counting the call's deferred OFRE step
         w_hat = calling_range_win(f_hat, w_hat, rho)
         u = candidate_utility(st, pos, to[k], f_hat, w_hat)
@@ -863,7 +877,7 @@ def explain_decision(player, state, strength: float, memory=None, bank: int = 0)
     estimates and the expected utility. ``memory = (imem, fmem)`` (as from ``Player.new_memory``) lets
     the player use what it has learned; it is copied, not changed. By default the memory is fresh.
     """
-    from ..engine.rules import MAX_ACTIONS_PER_HAND, raise_range
+    from ..engine.rules import MAX_ACTIONS_PER_HAND
 
     if memory is None:
         imem, fmem = player.new_memory()

@@ -58,6 +58,9 @@ class AsheSettings:
     (the win rate against a random hand), OFRE's the PRT's fold rate for the candidate (the node's, shrunk towards
     the street's, shrunk towards 1/2); an output of 1/2 leaves the anchor as it is (``docs/players.md``,
     *Anchored estimators*).
+    ``raising_range``: with ``anchored``, how far (in [0, 1]) SWRE's anchor facing a raise is the win rate against
+    the hands the opponent raises with, if it raises its strongest hands as often as it has raised on that street
+    (0: against a random hand, as without a raise; ``docs/players.md``, *Anchored estimators*).
     ``model``: ``ashe2`` (the estimators above) or ``ashe1``, ASHE 1.0's own player, whose network is the
     policy (``docs/players.md``, *ASHE 1.0's player*); with ``ashe1``, ``hidden`` is the decision network's
     hidden units, ``prt_capacity`` is unused (it keeps no PRT) and the settings above must keep their defaults.
@@ -82,6 +85,7 @@ class AsheSettings:
     call_option: bool = False
     anchored: bool = False
     option_range: float = 0.0
+    raising_range: float = 0.0
     model: str = "ashe2"
     decision_output: str = "linear"
     raise_sizes: str = "big-blinds"
@@ -93,7 +97,7 @@ class AsheSettings:
             raise ValueError(f"prt_capacity must be an integer in 2..4194304, got {self.prt_capacity!r}")
         if self.lstm_reset not in LSTM_RESETS:
             raise ValueError(f"lstm_reset must be one of {', '.join(LSTM_RESETS)}, got {self.lstm_reset!r}")
-        for name in ("calling_range", "explore", "option_range"):
+        for name in ("calling_range", "explore", "option_range", "raising_range"):
             value = getattr(self, name)
             if not isinstance(value, (int, float, np.integer, np.floating)) or not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
@@ -110,6 +114,8 @@ class AsheSettings:
             raise ValueError("lookahead and call_option both value the call that closes a street; set at most one")
         if self.option_range > 0.0 and not self.call_option:
             raise ValueError("option_range reads the opponent's bets within the call's option; it needs call_option")
+        if self.raising_range > 0.0 and not self.anchored:
+            raise ValueError("raising_range moves SWRE's anchor when facing a raise; it needs anchored")
         if self.model not in MODELS:
             raise ValueError(f"model must be one of {', '.join(MODELS)}, got {self.model!r}")
         if self.decision_output not in DECISION_OUTPUTS:
@@ -152,11 +158,11 @@ class AsheSettings:
 
 #: the settings added after population files existed, written only when not the default
 _LATER_SETTINGS = ("calling_range", "explore", "read_raises", "read_reraises", "lookahead", "read_aggression",
-                   "mark_reraises", "call_option", "anchored", "option_range", "model", "decision_output",
-                   "raise_sizes")
+                   "mark_reraises", "call_option", "anchored", "option_range", "raising_range", "model",
+                   "decision_output", "raise_sizes")
 #: the settings of the estimators (``ashe2``) that ASHE 1.0's player does not have
 _ESTIMATOR_SETTINGS = ("lstm_reset", "calling_range", "explore", "read_raises", "read_reraises", "lookahead",
-                       "read_aggression", "mark_reraises", "call_option", "anchored", "option_range")
+                       "read_aggression", "mark_reraises", "call_option", "anchored", "option_range", "raising_range")
 
 
 def _blocks(hidden: int):
@@ -343,6 +349,7 @@ def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "as
     header[ashe.P_CALL_OPTION] = float(settings.call_option)
     header[ashe.P_ANCHORED] = float(settings.anchored)
     header[ashe.P_OPTION_RANGE] = settings.option_range
+    header[ashe.P_RAISING_RANGE] = settings.raising_range
     n_imem, n_fmem = ashe.memory_sizes(settings.hidden, settings.prt_capacity)
     return Player(name, ASHE, np.concatenate([header, genome.astype(np.float64)]), n_imem, n_fmem,
                   uses_hand_strength=True)
