@@ -510,6 +510,21 @@ def test_street_counts_hold_every_opponent_action_and_its_raises(bank):
     assert opponent_streets(bank) == [(4, 1), (3, 2), (1, 0), (1, 0)]
 
 
+def raisable_streets(bank):
+    """The opponent's actions at which a raise was legal, and its raises, per street: (actions, raises)."""
+    _, im, _ = bank
+    return [(int(im[ashe.I_OPP_RAISABLE + s]), int(im[ashe.I_OPP_RAISABLE + 4 + s])) for s in range(4)]
+
+
+def test_raisable_counts_leave_out_the_answers_to_an_all_in(bank):
+    record(bank, 0, [300, 900, "f"])  # the button could raise both times
+    record(bank, 0, [300, 20000, "c"], opp_hs=0.4, result=1.0)  # its call of the player's all-in could not raise
+    assert opponent_streets(bank) == [(4, 2), (0, 0), (0, 0), (0, 0)]
+    assert raisable_streets(bank) == [(3, 2), (0, 0), (0, 0), (0, 0)]
+    record(bank, 1, ["c", "c", 300, 20000, "c"], opp_hs=0.4, result=0.0)  # the player is the button this time
+    assert raisable_streets(bank) == [(4, 2), (1, 1), (0, 0), (0, 0)]
+
+
 def third_input_genome(settings):
     """A genome whose SWRE reads only its third candidate input ``x`` (the all-in flag by default), through one
     memoryless cell with its gates open: ``w_hat = third_input_win(x)``."""
@@ -872,6 +887,40 @@ def test_anchored_estimates_are_the_hand_strength_and_the_shrunk_fold_rates():
     assert [c["f_hat"] for c in out[2:] if c["raise_to"] != 300] == pytest.approx([0.5] * 4, rel=1e-12)
     unanchored = ashe.explain_decision(free, scripted([]), strength=0.62, memory=(imem, fmem))["candidates"]
     assert [c["w_hat"] for c in unanchored[1:]] == pytest.approx([0.5] * 6)
+
+
+
+@pytest.mark.parametrize("rho", [0.0, 0.5, 1.0])
+def test_raising_range_anchors_swre_at_the_win_rate_against_the_raising_hands(rho):
+    """All-zero weights, anchored, ``raising_range = rho``: facing the big blind's flop bet, which it made in 20
+    of the 40 flops it could bet (raise share (20 + 5) / (40 + 10) = 1/2), every candidate's win estimate is the
+    ordered-range split of the hand strength 0.8: against the top half of hands (0.8 - 1/2) / (1/2) = 0.6, mixed
+    with 0.8 by ``rho``; where no raise is faced, the hand strength."""
+    settings = AsheSettings(prt_capacity=64, anchored=True, raising_range=rho)
+    player = ashe_player(np.zeros(settings.genome_size), settings)
+    imem, fmem = player.new_memory()
+    ashe.ashe_reset(player.params, imem[0], fmem[0])
+    bank = (player, imem[0], fmem[0])
+    for _ in range(20):
+        record(bank, 1, ["c", "c", 300, "f"])
+        record(bank, 1, ["c", "c", "c", "c", "c", "c", "c", "c"], opp_hs=0.3, result=1.0)
+    facing = ashe.explain_decision(player, scripted(["c", "c", 300]), strength=0.8, memory=(imem, fmem))
+    expected = (1 - rho) * 0.8 + rho * 0.6
+    assert [c["w_hat"] for c in facing["candidates"][1:]] == pytest.approx([expected] * 6, rel=1e-12)
+    checked = ashe.explain_decision(player, scripted(["c", "c", "c"]), strength=0.8, memory=(imem, fmem))
+    assert [c["w_hat"] for c in checked["candidates"]] == pytest.approx([0.8] * 6, rel=1e-12)  # no fold
+
+
+def test_raising_range_is_a_setting_of_the_anchored_estimators():
+    """``raising_range`` lies in [0, 1], needs ``anchored``, and is written to a settings dict only when set."""
+    for bad in (-0.1, 1.5, "1"):
+        with pytest.raises(ValueError, match="raising_range must be a number in"):
+            AsheSettings(anchored=True, raising_range=bad)
+    with pytest.raises(ValueError, match="needs anchored"):
+        AsheSettings(raising_range=0.5)
+    assert "raising_range" not in AsheSettings(anchored=True).to_dict()
+    s = AsheSettings(anchored=True, raising_range=1)
+    assert s.raising_range == 1.0 and AsheSettings.from_dict(s.to_dict()) == s
 
 
 def test_ashe_against_itself_is_zero():
