@@ -16,7 +16,8 @@ References per training bot, in mBB/hand with 95% intervals:
 * ``anchored`` estimators whose every output is 1/2 (all-zero weights), so that the estimates are the anchors:
   SWRE the hand strength, OFRE the PRT's shrunk fold rate (``docs/players.md``, *Anchored estimators*); alone,
   with ``call_option``, with ``call_option`` and ``option_range = 1`` (*The option's ranges*), and with
-  ``call_option`` and ``raising_range = 1`` (SWRE's anchor facing a raise: the win rate against the raising hands).
+  ``raising_range = 1`` (SWRE's anchor facing a raise: the win rate against the raising hands, *The raising
+  range*), alone and with ``call_option``.
 
 And, exactly (no simulation), the best rule that plays the Hothead Maniac before the flop only: move all-in
 with the hands of highest preflop hand strength, fold the rest. The Maniac calls any all-in and raises every
@@ -82,7 +83,7 @@ def main(argv=None):
     option = replace(settings, call_option=True)
     anchored, anchored_option = replace(settings, anchored=True), replace(option, anchored=True)
     anchored_ranges = replace(anchored_option, option_range=1.0)
-    anchored_raises = replace(anchored_option, raising_range=1.0)
+    raising, raising_option = (replace(s, raising_range=1.0) for s in (anchored, anchored_option))
     players = {"one-step rule, calibrated": ashe_player(patient_genome(settings, 0.1, 0.0), settings),
                "patient genome": ashe_player(patient_genome(settings), settings),
                "hand-built genome": ashe_player(handbuilt_genome(settings), settings),
@@ -91,7 +92,8 @@ def main(argv=None):
                "anchors": ashe_player(np.zeros(anchored.genome_size), anchored),
                "anchors, call_option": ashe_player(np.zeros(anchored.genome_size), anchored_option),
                "anchors, call_option, option_range 1": ashe_player(np.zeros(anchored.genome_size), anchored_ranges),
-               "anchors, call_option, raising_range 1": ashe_player(np.zeros(anchored.genome_size), anchored_raises)}
+               "anchors, raising_range 1": ashe_player(np.zeros(anchored.genome_size), raising),
+               "anchors, call_option, raising_range 1": ashe_player(np.zeros(anchored.genome_size), raising_option)}
     out = {}
     print(f"{args.deals:,} tuning and {args.deals:,} fresh duplicate deals per figure; mBB/hand, 95% intervals")
     for bot in TRAINING_BOTS:
