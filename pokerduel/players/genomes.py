@@ -60,7 +60,7 @@ class AsheSettings:
     *Anchored estimators*).
     ``raising_range``: with ``anchored``, how far (in [0, 1]) SWRE's anchor facing a raise is the win rate against
     the hands the opponent raises with, if it raises its strongest hands as often as it has raised on that street
-    (0: against a random hand, as without a raise; ``docs/players.md``, *Anchored estimators*).
+    (0: against a random hand, as without a raise; ``docs/players.md``, *The raising range*).
     ``model``: ``ashe2`` (the estimators above) or ``ashe1``, ASHE 1.0's own player, whose network is the
     policy (``docs/players.md``, *ASHE 1.0's player*); with ``ashe1``, ``hidden`` is the decision network's
     hidden units, ``prt_capacity`` is unused (it keeps no PRT) and the settings above must keep their defaults.
