@@ -822,16 +822,18 @@ def test_split_range_divides_the_win_rate_between_bets_and_checks(w, p_bet):
     assert ashe.split_range(w, p_bet, 0.0) == (w, w)
 
 
-def test_option_range_is_a_setting_of_the_calls_option():
-    """``option_range`` lies in [0, 1], needs ``call_option``, and is written to a settings dict only when set."""
+@pytest.mark.parametrize("name, needs", [("option_range", "call_option"), ("raising_range", "anchored")])
+def test_range_settings_are_shares_that_need_their_feature(name, needs):
+    """``option_range`` and ``raising_range`` lie in [0, 1], need ``call_option`` and ``anchored``, and are written
+    to a settings dict only when set."""
     for bad in (-0.1, 1.5, "half"):
-        with pytest.raises(ValueError, match="option_range must be a number in"):
-            AsheSettings(call_option=True, option_range=bad)
-    with pytest.raises(ValueError, match="needs call_option"):
-        AsheSettings(option_range=0.5)
-    assert "option_range" not in AsheSettings(call_option=True).to_dict()
-    s = AsheSettings(call_option=True, option_range=1)
-    assert s.option_range == 1.0 and AsheSettings.from_dict(s.to_dict()) == s
+        with pytest.raises(ValueError, match=f"{name} must be a number in"):
+            AsheSettings(**{needs: True, name: bad})
+    with pytest.raises(ValueError, match=f"needs {needs}"):
+        AsheSettings(**{name: 0.5})
+    assert name not in AsheSettings(**{needs: True}).to_dict()
+    s = AsheSettings(**{needs: True, name: 1})
+    assert getattr(s, name) == 1.0 and AsheSettings.from_dict(s.to_dict()) == s
 
 
 def test_option_spread_is_the_hand_strengths_step_to_the_next_street():
@@ -889,7 +891,6 @@ def test_anchored_estimates_are_the_hand_strength_and_the_shrunk_fold_rates():
     assert [c["w_hat"] for c in unanchored[1:]] == pytest.approx([0.5] * 6)
 
 
-
 @pytest.mark.parametrize("rho", [0.0, 0.5, 1.0])
 def test_raising_range_anchors_swre_at_the_win_rate_against_the_raising_hands(rho):
     """All-zero weights, anchored, ``raising_range = rho``: facing the big blind's flop bet, which it made in 20
@@ -909,18 +910,6 @@ def test_raising_range_anchors_swre_at_the_win_rate_against_the_raising_hands(rh
     assert [c["w_hat"] for c in facing["candidates"][1:]] == pytest.approx([expected] * 6, rel=1e-12)
     checked = ashe.explain_decision(player, scripted(["c", "c", "c"]), strength=0.8, memory=(imem, fmem))
     assert [c["w_hat"] for c in checked["candidates"]] == pytest.approx([0.8] * 6, rel=1e-12)  # no fold
-
-
-def test_raising_range_is_a_setting_of_the_anchored_estimators():
-    """``raising_range`` lies in [0, 1], needs ``anchored``, and is written to a settings dict only when set."""
-    for bad in (-0.1, 1.5, "1"):
-        with pytest.raises(ValueError, match="raising_range must be a number in"):
-            AsheSettings(anchored=True, raising_range=bad)
-    with pytest.raises(ValueError, match="needs anchored"):
-        AsheSettings(raising_range=0.5)
-    assert "raising_range" not in AsheSettings(anchored=True).to_dict()
-    s = AsheSettings(anchored=True, raising_range=1)
-    assert s.raising_range == 1.0 and AsheSettings.from_dict(s.to_dict()) == s
 
 
 def test_ashe_against_itself_is_zero():
