@@ -82,18 +82,17 @@ def main(argv=None):
     settings = AsheSettings(prt_capacity=1024)
     option = replace(settings, call_option=True)
     anchored, anchored_option = replace(settings, anchored=True), replace(option, anchored=True)
-    anchored_ranges = replace(anchored_option, option_range=1.0)
-    raising, raising_option = (replace(s, raising_range=1.0) for s in (anchored, anchored_option))
+    # all-zero weights: every estimate is its anchor
+    anchor_settings = {"anchors": anchored, "anchors, call_option": anchored_option,
+                       "anchors, call_option, option_range 1": replace(anchored_option, option_range=1.0),
+                       "anchors, raising_range 1": replace(anchored, raising_range=1.0),
+                       "anchors, call_option, raising_range 1": replace(anchored_option, raising_range=1.0)}
     players = {"one-step rule, calibrated": ashe_player(patient_genome(settings, 0.1, 0.0), settings),
                "patient genome": ashe_player(patient_genome(settings), settings),
                "hand-built genome": ashe_player(handbuilt_genome(settings), settings),
                "calibrated, call_option": ashe_player(patient_genome(option, 0.1, 0.0), option),
                "hand-built genome, call_option": ashe_player(handbuilt_genome(option), option),
-               "anchors": ashe_player(np.zeros(anchored.genome_size), anchored),
-               "anchors, call_option": ashe_player(np.zeros(anchored.genome_size), anchored_option),
-               "anchors, call_option, option_range 1": ashe_player(np.zeros(anchored.genome_size), anchored_ranges),
-               "anchors, raising_range 1": ashe_player(np.zeros(anchored.genome_size), raising),
-               "anchors, call_option, raising_range 1": ashe_player(np.zeros(anchored.genome_size), raising_option)}
+               **{name: ashe_player(np.zeros(s.genome_size), s) for name, s in anchor_settings.items()}}
     out = {}
     print(f"{args.deals:,} tuning and {args.deals:,} fresh duplicate deals per figure; mBB/hand, 95% intervals")
     for bot in TRAINING_BOTS:

@@ -716,7 +716,7 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
     # the opponent raises with, if it raises with its strongest hands as often as it has raised on this street
     # where it could.
     w_anchor = strength
-    if anchored & facing:
+    if anchored & facing & (params[P_RAISING_RANGE] > 0.0):
         raises = _shrunk(im[I_OPP_RAISABLE + 4 + street], im[I_OPP_RAISABLE + street], 0.5)
         w_anchor = split_range(strength, raises, params[P_RAISING_RANGE])[0]
     closes = facing | (st[S_ROUND_ACTIONS] > 0)  # the check or call ends the street's betting
