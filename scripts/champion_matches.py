@@ -15,6 +15,7 @@ hundred (``docs/results/evolution.md`` §2, *Measured precisely*).
     python scripts/champion_matches.py reader reader-folds --matches 20   # hand-made players, measured alike
     python scripts/champion_matches.py reader-steady reader-river --lookahead   # as table2 starts from them
     python scripts/champion_matches.py runs/ashe1/seed1.h5:champion:200   # generation 200's champion
+    python scripts/champion_matches.py runs/anchor_m/seed1.h5:zeros   # the all-zero genome (with anchored: the anchors)
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def summarise(results) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("runs", nargs="+", help="evolution run files (their champions), RUN.h5:champion:G (generation "
-                    "G's) or hand-made player specs")
+                    "G's), RUN.h5:zeros (the all-zero genome with the run's settings) or hand-made player specs")
     ap.add_argument("--opponents", default=",".join(TRAINING_BOTS), help="comma-separated opponent specs")
     ap.add_argument("--matches", type=int, default=20)
     ap.add_argument("--deals", type=int, default=500, help="duplicate deals per match")
@@ -109,17 +110,21 @@ def main(argv=None) -> int:
                 if args.lookahead:
                     ap.error("--lookahead applies to hand-made players; a run's champions play with its settings")
                 file, _, generation = path.partition(":champion:")  # RUN.h5:champion:G, a generation's champion
-                run = load_run(file)
+                zeros = file.endswith(":zeros")  # RUN.h5:zeros, the all-zero genome with the run's settings
+                run = load_run(file.removesuffix(":zeros"))
                 settings = run.config.settings
                 if args.explore is not None:
                     try:
                         settings = replace(settings, explore=args.explore)
                     except ValueError as err:
                         ap.error(str(err))
-                g = int(generation) if generation else run.champion_generation
-                if not 1 <= g <= run.completed:
-                    ap.error(f"{file} has champions of generations 1..{run.completed}, not {g}")
-                player = (settings, run.records["champion"][g - 1])
+                if zeros:
+                    player = (settings, np.zeros(settings.genome_size, np.float32))
+                else:
+                    g = int(generation) if generation else run.champion_generation
+                    if not 1 <= g <= run.completed:
+                        ap.error(f"{file} has champions of generations 1..{run.completed}, not {g}")
+                    player = (settings, run.records["champion"][g - 1])
             for opp in opponents:
                 r = out.setdefault(path, {})[opp] = over_matches(player, opp, seeds, args.deals, backend)
                 print(f"| {path} | {opp} | {r['mean']:+,.0f} ± {r['ci']:,.0f} | {r['worst']:+,.0f} | "

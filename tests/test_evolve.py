@@ -622,7 +622,8 @@ def test_validate_champions_chooses_what_a_validate_window_would_have(tmp_path, 
 
 def test_champion_matches_plays_hand_made_players_with_lookahead(tmp_path, script):
     """``--lookahead`` plays a hand-made spec as the presets evolve from it: each match is the one
-    ``play_duplicate`` gives that genome with the setting on; with a run file it is a usage error."""
+    ``play_duplicate`` gives that genome with the setting on; with a run file it is a usage error.
+    ``RUN.h5:zeros`` plays the all-zero genome with the run's settings."""
     cm = script("champion_matches")
     out = tmp_path / "m.json"
     assert cm.main(["reader-river", "--lookahead", "--opponents", "candid-statistician", "--matches", "2",
@@ -636,6 +637,13 @@ def test_champion_matches_plays_hand_made_players_with_lookahead(tmp_path, scrip
     with pytest.raises(SystemExit) as err:
         cm.main([str(tmp_path / "r.h5"), "--lookahead", "--matches", "2"])
     assert err.value.code == 2
+    zeros = f"{tmp_path / 'r.h5'}:zeros"
+    assert cm.main([zeros, "--opponents", "calling-machine", "--matches", "2", "--deals", "20", "--seed", "3",
+                    "--workers", "1", "--json", str(out)]) == 0
+    settings = load_run(tmp_path / "r.h5").config.settings
+    player = ashe_player(np.zeros(settings.genome_size, np.float32), settings)
+    expected = [play_duplicate(player, "calling-machine", 20, s).mbb_per_hand()[0] for s in cm.match_seeds(3, 2)]
+    assert json.loads(out.read_text())["results"][zeros]["calling-machine"]["matches"] == expected
 
 
 def test_mutation_damage_perturbs_a_runs_champion_with_its_settings(tmp_path, script, capsys):
