@@ -620,7 +620,7 @@ def test_validate_champions_chooses_what_a_validate_window_would_have(tmp_path, 
         assert err.value.code == 2
 
 
-def test_champion_matches_plays_hand_made_players_with_lookahead(tmp_path, script):
+def test_champion_matches_plays_hand_made_and_all_zero_genomes(tmp_path, script):
     """``--lookahead`` plays a hand-made spec as the presets evolve from it: each match is the one
     ``play_duplicate`` gives that genome with the setting on; with a run file it is a usage error.
     ``RUN.h5:zeros`` plays the all-zero genome with the run's settings."""
