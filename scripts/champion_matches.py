@@ -109,9 +109,9 @@ def main(argv=None) -> int:
             else:
                 if args.lookahead:
                     ap.error("--lookahead applies to hand-made players; a run's champions play with its settings")
-                file, _, generation = path.partition(":champion:")  # RUN.h5:champion:G, a generation's champion
-                zeros = file.endswith(":zeros")  # RUN.h5:zeros, the all-zero genome with the run's settings
-                run = load_run(file.removesuffix(":zeros"))
+                zeros = path.endswith(":zeros")  # RUN.h5:zeros, the all-zero genome with the run's settings
+                file, _, generation = path.removesuffix(":zeros").partition(":champion:")  # RUN.h5:champion:G
+                run = load_run(file)
                 settings = run.config.settings
                 if args.explore is not None:
                     try:
