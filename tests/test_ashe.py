@@ -980,6 +980,25 @@ def test_the_handbuilt_spec_is_the_reference_player_with_a_run_sized_prt():
     assert r.mbb_per_hand()[0] - r.mbb_per_hand()[1] > 0     # a value bettor beats the Calling Machine
 
 
+def test_the_anchors_spec_estimates_by_its_anchors_alone():
+    """The all-zero genome with anchored estimators: every network output is 1/2, so each estimate is its anchor
+    (SWRE the hand strength, OFRE the fresh PRT's fold rate of 1/2), and it plays as the zero genome does."""
+    from pokerduel.players.base import make_player
+    from pokerduel.players.genomes import anchors_settings
+
+    player = make_player("anchors")
+    settings = anchors_settings()
+    assert player.name == "anchors" and settings.anchored and settings.call_option
+    zero = ashe_player(np.zeros(settings.genome_size, np.float32), settings)
+    assert np.array_equal(player.params, zero.params)
+    for hs in (0.2, 0.55, 0.9):
+        cands = ashe.explain_decision(player, HandState(), strength=hs)["candidates"]
+        assert [c["w_hat"] for c in cands[1:]] == pytest.approx([hs] * (len(cands) - 1), abs=1e-12)
+        assert [c["f_hat"] for c in cands[2:]] == pytest.approx([0.5] * (len(cands) - 2), abs=1e-12)
+    r = play_duplicate("anchors", "calling-machine", 200, seed=5)
+    assert r.mbb_per_hand()[0] > 0     # it bets its strong hands into a player that never folds
+
+
 def test_river_reader_drops_the_raise_penalty_on_the_river_only():
     """Facing a bet on the turn the river reader is the steady one; on the river, where no card is left to see,
     its raises are estimated as the steady reader without a penalty estimates them."""

@@ -81,6 +81,7 @@ from ..play.oracles import LiveOracle, MemoryPool
 from ..play.populations import new_population
 from ..players.base import HELDOUT_BOTS, MODELS, TRAINING_BOTS, register_spec_resolver
 from ..players.genomes import (
+    ANCHORS_SPEC,
     HANDBUILT_SPEC,
     HANDMADE,
     READER_STEADY_SPEC,
@@ -702,9 +703,10 @@ def heldout_players(cfg: EvolveConfig) -> np.ndarray:
 
 def resolve_opponent(spec: str):
     """The player a fixed-opponent spec names: a bot (``BOTS``), ``handbuilt`` (the hand-built reference
-    player), ``FILE.h5:INDEX`` (player INDEX of a population file, or of an evolution run file's current
-    population) or ``RUN.h5:champion[:G]`` (generation G's champion of a run file, 1-based; without G the
-    run's champion, ``EvolutionRun.champion``). ``ValueError`` if unknown."""
+    player) or another hand-made genome, ``anchors`` (the anchored estimators' all-zero genome),
+    ``FILE.h5:INDEX`` (player INDEX of a population file, or of an evolution run file's current population) or
+    ``RUN.h5:champion[:G]`` (generation G's champion of a run file, 1-based; without G the run's champion,
+    ``EvolutionRun.champion``). ``ValueError`` if unknown."""
     from ..players.base import BOTS, bot_from_spec, make_player
 
     if not isinstance(spec, str):
@@ -718,7 +720,7 @@ def resolve_opponent(spec: str):
             return make_player(spec)
         except ValueError:
             raise ValueError(f"unknown opponent {spec!r}; choose a bot ({', '.join(BOTS)}, or NAME(key=value, "
-                             f"...) with its rule constants), {', '.join(HANDMADE)}, FILE.h5:INDEX of a "
+                             f"...) with its rule constants), {', '.join(HANDMADE)}, {ANCHORS_SPEC}, FILE.h5:INDEX of a "
                              "population or run file, or RUN.h5:champion[:GENERATION]") from None
     path += ".h5"
     if file_format(path) != FORMAT:     # not an evolution run file: a population file, or an error from it

@@ -377,11 +377,27 @@ READS_RAISES = (READER_SPEC, READER_FOLDS_SPEC, READER_STEADY_SPEC, READER_RIVER
 READS_RERAISES = (READER_FOLDS_SPEC, READER_STEADY_SPEC, READER_RIVER_SPEC)
 
 
+#: the anchors as a player (``make_player("anchors")``): the all-zero genome with anchored estimators, so each
+#: estimate is its anchor (the hand strength, against the opponent's raising range when it raises; the PRT's fold
+#: rate), decided by the one-step rule with the call's option; a rule player with a memory and no evolved weights
+ANCHORS_SPEC = "anchors"
+
+
+def anchors_settings() -> AsheSettings:
+    """The settings the ``anchors`` player plays with: anchored estimators reading the opponent's raising range
+    and raise share, the call's option, and the PRT size evolution runs use (1,024 nodes)."""
+    return AsheSettings(prt_capacity=1024, anchored=True, read_aggression=True, call_option=True,
+                        raising_range=1.0)
+
+
 def _resolve_spec(spec: str) -> Player | None:
-    """``make_player``'s resolver for the hand-made genomes, with the PRT size evolution runs use (1,024
-    nodes). ``handbuilt`` bets and raises with strong hands and calls with what its hand strength says, where
-    the ASHE 1.0 bots play by fixed rules; ``patient`` also raises only with a margin when it faces a bet, so
-    its raises there say its hand is strong and it stands up to a re-raise."""
+    """``make_player``'s resolver for the hand-made genomes and the anchors, with the PRT size evolution runs use
+    (1,024 nodes). ``handbuilt`` bets and raises with strong hands and calls with what its hand strength says,
+    where the ASHE 1.0 bots play by fixed rules; ``patient`` also raises only with a margin when it faces a bet,
+    so its raises there say its hand is strong and it stands up to a re-raise."""
+    if spec == ANCHORS_SPEC:
+        settings = anchors_settings()
+        return ashe_player(np.zeros(settings.genome_size, np.float32), settings, name=spec)
     if spec not in HANDMADE:
         return None
     settings = handmade_settings(spec)
