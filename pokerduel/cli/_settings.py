@@ -39,6 +39,9 @@ _OPTIONS = (
     click.option("--raising-range", type=click.FloatRange(0, 1), default=0.0, show_default=True,
                  help="With --anchored, how far SWRE's anchor facing a raise is the win rate against the opponent's "
                       "strongest hands, as many as its raise share on the street (0: against a random hand)."),
+    click.option("--option-reraise/--no-option-reraise", default=False, show_default=True,
+                 help="With --call-option, the option may also answer the opponent's next bet with a pot-size "
+                      "re-raise, folded to as often as the opponent has folded to the player's re-raises there."),
     click.option("--model", type=click.Choice(tuple(MODELS)), default="ashe2", show_default=True,
                  help="ashe2: the PRT with the OFRE and SWRE estimators; ashe1: ASHE 1.0's player, LSTM modules and a "
                       "decision network whose output commits chips by Algorithm 1 (--hidden: its hidden units)."),
@@ -55,8 +58,8 @@ _OPTIONS = (
 def player_settings(command):
     """Add ``--calling-range``, ``--explore``, ``--read-raises``, ``--read-reraises``, ``--lookahead``,
     ``--read-aggression``, ``--mark-reraises``, ``--call-option``, ``--anchored``, ``--option-range``,
-    ``--raising-range``, ``--model``, ``--decision-output`` and ``--raise-sizes`` (``AsheSettings``) to a click
-    command."""
+    ``--raising-range``, ``--option-reraise``, ``--model``, ``--decision-output`` and ``--raise-sizes``
+    (``AsheSettings``) to a click command."""
     for option in reversed(_OPTIONS):
         command = option(command)
     return command

@@ -30,8 +30,8 @@ def population():
 @click.option("--overwrite", is_flag=True, help="Replace --out even if it is not a population file.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 def new(size, seed, out, hidden, prt_capacity, lstm_reset, calling_range, explore, read_raises, read_reraises,
-        lookahead, read_aggression, mark_reraises, call_option, anchored, option_range, raising_range, model,
-        decision_output, raise_sizes, overwrite, as_json):
+        lookahead, read_aggression, mark_reraises, call_option, anchored, option_range, raising_range, option_reraise,
+        model, decision_output, raise_sizes, overwrite, as_json):
     """Write a population of random ASHE players (every weight uniform on [-1, 1])."""
     from ..play.populations import FORMAT, new_population, save_population
     from ..players.genomes import AsheSettings
@@ -42,7 +42,8 @@ def new(size, seed, out, hidden, prt_capacity, lstm_reset, calling_range, explor
                                 calling_range=calling_range, explore=explore, read_raises=read_raises,
                                 read_reraises=read_reraises, lookahead=lookahead, read_aggression=read_aggression,
                                 mark_reraises=mark_reraises, call_option=call_option, anchored=anchored,
-                                option_range=option_range, raising_range=raising_range, model=model,
+                                option_range=option_range, raising_range=raising_range,
+                                option_reraise=option_reraise, model=model,
                                 decision_output=decision_output, raise_sizes=raise_sizes)
     except ValueError as err:  # settings that exclude each other
         raise click.UsageError(str(err)) from None

@@ -17,7 +17,7 @@ player's own raises of 0.5, 1, 1.5 and 2 pots fall in B1..B4 and its all-in in B
 
 **params** (float64): ``[hidden, prt_capacity, lstm_reset, calling_range, explore, read_raises,
 read_reraises, lookahead, read_aggression, mark_reraises, call_option, anchored, option_range, raising_range,
-OFRE block, SWRE block]``.
+option_reraise, OFRE block, SWRE block]``.
 An estimator block for ``n`` inputs and ``H`` cells is, in order: ``W[4, H, n]``, ``R[4, H, H]``, peepholes
 ``p[3, H]`` (input, forget, output gates), biases ``b[4, H]``, output weights ``w[H]``, output bias;
 gates are ordered (block input z, input i, forget f, output o). The genome is everything after the
@@ -80,8 +80,9 @@ ANCHOR_EPS = 0.01
 
 # ---- params header ---------------------------------------------------------------------------------
 (P_HIDDEN, P_CAPACITY, P_LSTM_RESET, P_CALLING_RANGE, P_EXPLORE, P_READ_RAISES, P_READ_RERAISES, P_LOOKAHEAD,
- P_READ_AGGRESSION, P_MARK_RERAISES, P_CALL_OPTION, P_ANCHORED, P_OPTION_RANGE, P_RAISING_RANGE) = range(14)
-HEADER = 14
+ P_READ_AGGRESSION, P_MARK_RERAISES, P_CALL_OPTION, P_ANCHORED, P_OPTION_RANGE, P_RAISING_RANGE,
+ P_OPTION_RERAISE) = range(15)
+HEADER = 15
 RESET_HAND, RESET_HALF = 0, 1  # when the LSTM state returns to zero
 
 
@@ -501,6 +502,18 @@ def _bet_after_pass(im, fm, ns):
 
 
 @kernel
+def _reraise_folds(im, s):
+    """How often the opponent folds to the player's re-raises on street ``s`` (``I_RERAISE``), shrunk with
+    ``CONF_PRIOR`` pseudo-observations towards its rate on all streets, itself shrunk towards no folds."""
+    answers = 0
+    folds = 0
+    for t in range(4):
+        answers += im[I_RERAISE + t]
+        folds += im[I_RERAISE + 4 + t]
+    return _shrunk(im[I_RERAISE + 4 + s], im[I_RERAISE + s], _shrunk(folds, answers, 0.0))
+
+
+@kernel
 def lookahead_utility(st, pos, im, fm, closes, u_pass):
     """A check or call credited with the folds it sets up (``docs/players.md``, *Looking ahead*).
 
@@ -521,12 +534,7 @@ def lookahead_utility(st, pos, im, fm, closes, u_pass):
     ns = st[S_ROUND] + 1 if closes else st[S_ROUND]  # the street on which the opponent speaks next
     p_bet, size = _bet_after_pass(im, fm, ns)
     b_o = min(size * (p + to_call(st, pos)), room)
-    answers = 0
-    folds = 0
-    for s in range(4):
-        answers += im[I_RERAISE + s]
-        folds += im[I_RERAISE + 4 + s]
-    f_re = _shrunk(im[I_RERAISE + 4 + ns], im[I_RERAISE + ns], _shrunk(folds, answers, 0.0))
+    f_re = _reraise_folds(im, ns)
     won_bet = f_re * (p + b_o) + (1.0 - f_re) * u_pass if b_o < room else u_pass
     u = p_bet * won_bet + (1.0 - p_bet) * u_pass
     if closes:
@@ -550,6 +558,17 @@ def _allin_value(f_all, w, p, x, room):
 
 
 @kernel
+def _reraise_value(f_re, w, p, x, room):
+    """A pot-size re-raise into pot ``p`` (the opponent's bet included) of ``x`` to call, ``room`` left behind after
+    the call, from now: the pot when the opponent folds (``f_re``), else a showdown of the raised pot at win rate
+    ``w``; minus infinity where the raise would be an all-in (valued as one, ``_allin_value``)."""
+    r = p + x  # the pot once the player has called
+    if (f_re < 0.0) | (r >= room):
+        return -np.inf
+    return f_re * p + (1.0 - f_re) * (w * (p + r) - (1.0 - w) * (x + r))
+
+
+@kernel
 def split_range(w, p_bet, rho):
     """``(w_bet, w_check)``: the win rate ``w`` against the hands with which the opponent bets (probability
     ``p_bet``) and those with which it checks, if it bets its strongest ``p_bet`` of hands and the player beats
@@ -563,11 +582,12 @@ def split_range(w, p_bet, rho):
 
 
 @kernel
-def _closing_call_value(pos, street, w_hat, f_all, p, x, room, p_bet, size, rho):
+def _closing_call_value(pos, street, w_hat, f_all, p, x, room, p_bet, size, rho, f_re):
     """What a call of ``x`` into pot ``p`` that closes ``street`` is worth from now, ``room`` chips left
     behind after it: a showdown on the river; before it, the choice the call keeps for the next street, on
     which the opponent bets with probability ``p_bet``, ``size`` pots (``call_option_utility``); ``rho`` is the
-    share of the ordered-range reading of that bet or check (``split_range``)."""
+    share of the ordered-range reading of that bet or check (``split_range``); ``f_re`` (negative: none) the
+    opponent's folds to a pot-size re-raise of that bet, a further answer to it (``option_reraise``)."""
     if (street >= 3) | (room <= 0.0):
         return w_hat * p - (1.0 - w_hat) * x
     b_o = min(size * (p + x), room)
@@ -579,7 +599,8 @@ def _closing_call_value(pos, street, w_hat, f_all, p, x, room, p_bet, size, rho)
         show = w_check * p - (1.0 - w_check) * x
         faced = max(-x, w_bet * (p + b_o) - (1.0 - w_bet) * (x + b_o))
         if b_o < room:
-            faced = max(faced, _allin_value(f_all, w_bet, p + b_o, x + b_o, room - b_o))
+            faced = max(faced, _allin_value(f_all, w_bet, p + b_o, x + b_o, room - b_o),
+                        _reraise_value(f_re, w_bet, p + b_o, x + b_o, room - b_o))
         if pos == 0:  # first to speak after the flop (reverse blinds): all-in, or check into the opponent's turn
             v += 0.5 * max(_allin_value(f_all, w, p, x, room), p_bet * faced + (1.0 - p_bet) * show)
         else:
@@ -588,7 +609,7 @@ def _closing_call_value(pos, street, w_hat, f_all, p, x, room, p_bet, size, rho)
 
 
 @kernel
-def call_option_utility(st, pos, im, fm, closes, w_hat, f_all, rho):
+def call_option_utility(st, pos, im, fm, closes, w_hat, f_all, rho, reraise):
     """A check or call valued with the choices it keeps (``docs/players.md``, *The call's option*).
 
     ``f_all`` is how often the opponent folds to an all-in (the all-in candidate's OFRE estimate). A call that
@@ -600,24 +621,30 @@ def call_option_utility(st, pos, im, fm, closes, w_hat, f_all, rho):
     the same street: it bets, and the player folds, moves all-in or calls (the closing call above), or it checks
     and the street closes as after the player's own closing check. Chips are counted from now, as in the
     one-step rule. ``rho`` (setting ``option_range``) reads each bet or check of the opponent as coming from
-    the stronger or the weaker part of its range (``split_range``); 0 keeps the win rate as it is.
+    the stronger or the weaker part of its range (``split_range``); 0 keeps the win rate as it is. With
+    ``reraise`` (setting ``option_reraise``) the player may also answer each of those bets with a pot-size
+    re-raise, which the opponent folds to as often as it has folded to the player's re-raises on that street
+    (``_reraise_folds``).
     """
     p = np.float64(pot(st))
     x = np.float64(to_call(st, pos))
     room = np.float64(STACK - st[S_MAX_SPENT])  # what each player has left behind after the call
     street = st[S_ROUND]
     next_bet, next_size = _bet_after_pass(im, fm, street + 1) if street < 3 else (0.0, 0.0)
+    next_re = _reraise_folds(im, street + 1) if reraise & (street < 3) else -1.0
     if closes | (room <= 0.0):
-        return _closing_call_value(pos, street, w_hat, f_all, p, x, room, next_bet, next_size, rho)
+        return _closing_call_value(pos, street, w_hat, f_all, p, x, room, next_bet, next_size, rho, next_re)
     p_bet, size = _bet_after_pass(im, fm, street)
     p2 = p + x  # the pot after the check or call
     b_o = min(size * p2, room)
     w_bet, w_check = split_range(w_hat, p_bet, rho)
     faced = max(0.0, _closing_call_value(pos, street, w_bet, f_all, p2 + b_o, b_o, room - b_o, next_bet,
-                                         next_size, rho))
+                                         next_size, rho, next_re))
     if b_o < room:
-        faced = max(faced, _allin_value(f_all, w_bet, p2 + b_o, b_o, room - b_o))
-    passed = _closing_call_value(pos, street, w_check, f_all, p2, 0.0, room, next_bet, next_size, rho)
+        f_re = _reraise_folds(im, street) if reraise else -1.0
+        faced = max(faced, _allin_value(f_all, w_bet, p2 + b_o, b_o, room - b_o),
+                    _reraise_value(f_re, w_bet, p2 + b_o, b_o, room - b_o))
+    passed = _closing_call_value(pos, street, w_check, f_all, p2, 0.0, room, next_bet, next_size, rho, next_re)
     return p_bet * faced + (1.0 - p_bet) * passed - x
 
 
@@ -802,7 +829,7 @@ def ashe_act(params, imem, fmem, bank, pos, st, lo, hi, hist, strength):
     if option:  # the call's option uses the all-in's fold estimate, known only now
         f_all = fm[F_TRACE + 3 * (N_CANDIDATES - 1)] if to[N_CANDIDATES - 1] >= 0 else 0.0
         fm[F_TRACE + 5] = call_option_utility(st, pos, im, fm, closes, fm[F_TRACE + 4], f_all,
-                                              params[P_OPTION_RANGE])
+                                              params[P_OPTION_RANGE], params[P_OPTION_RERAISE] > 0.0)
     best = -1  # the highest utility; a candidate must beat every smaller one by TIE_CHIPS
     best_u = 0.0
     for k in range(N_CANDIDATES):

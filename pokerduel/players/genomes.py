@@ -61,6 +61,10 @@ class AsheSettings:
     ``raising_range``: with ``anchored``, how far (in [0, 1]) SWRE's anchor facing a raise is the win rate against
     the hands the opponent raises with, if it raises its strongest hands as often as it has raised on that street
     (0: against a random hand, as without a raise; ``docs/players.md``, *The raising range*).
+    ``option_reraise``: with ``call_option``, the option may also answer the opponent's next bet with a pot-size
+    re-raise, which it folds to as often as it has folded to the player's re-raises on that street, so a call can
+    be worth more than a re-raise now against an opponent that bets again and then folds (``docs/players.md``,
+    *Re-raising later*).
     ``model``: ``ashe2`` (the estimators above) or ``ashe1``, ASHE 1.0's own player, whose network is the
     policy (``docs/players.md``, *ASHE 1.0's player*); with ``ashe1``, ``hidden`` is the decision network's
     hidden units, ``prt_capacity`` is unused (it keeps no PRT) and the settings above must keep their defaults.
@@ -86,6 +90,7 @@ class AsheSettings:
     anchored: bool = False
     option_range: float = 0.0
     raising_range: float = 0.0
+    option_reraise: bool = False
     model: str = "ashe2"
     decision_output: str = "linear"
     raise_sizes: str = "big-blinds"
@@ -103,7 +108,7 @@ class AsheSettings:
                 raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
             object.__setattr__(self, name, float(value))
         for name in ("read_raises", "read_reraises", "lookahead", "read_aggression", "mark_reraises", "call_option",
-                     "anchored"):
+                     "anchored", "option_reraise"):
             value = getattr(self, name)
             if not isinstance(value, (bool, np.bool_)):
                 raise ValueError(f"{name} must be true or false, got {value!r}")
@@ -114,6 +119,8 @@ class AsheSettings:
             raise ValueError("lookahead and call_option both value the call that closes a street; set at most one")
         if self.option_range > 0.0 and not self.call_option:
             raise ValueError("option_range reads the opponent's bets within the call's option; it needs call_option")
+        if self.option_reraise and not self.call_option:
+            raise ValueError("option_reraise adds an answer within the call's option; it needs call_option")
         if self.raising_range > 0.0 and not self.anchored:
             raise ValueError("raising_range moves SWRE's anchor when facing a raise; it needs anchored")
         if self.model not in MODELS:
@@ -158,11 +165,12 @@ class AsheSettings:
 
 #: the settings added after population files existed, written only when not the default
 _LATER_SETTINGS = ("calling_range", "explore", "read_raises", "read_reraises", "lookahead", "read_aggression",
-                   "mark_reraises", "call_option", "anchored", "option_range", "raising_range", "model",
-                   "decision_output", "raise_sizes")
+                   "mark_reraises", "call_option", "anchored", "option_range", "raising_range", "option_reraise",
+                   "model", "decision_output", "raise_sizes")
 #: the settings of the estimators (``ashe2``) that ASHE 1.0's player does not have
 _ESTIMATOR_SETTINGS = ("lstm_reset", "calling_range", "explore", "read_raises", "read_reraises", "lookahead",
-                       "read_aggression", "mark_reraises", "call_option", "anchored", "option_range", "raising_range")
+                       "read_aggression", "mark_reraises", "call_option", "anchored", "option_range", "raising_range",
+                       "option_reraise")
 
 
 def _blocks(hidden: int):
@@ -350,6 +358,7 @@ def ashe_player(genome, settings: AsheSettings = AsheSettings(), name: str = "as
     header[ashe.P_ANCHORED] = float(settings.anchored)
     header[ashe.P_OPTION_RANGE] = settings.option_range
     header[ashe.P_RAISING_RANGE] = settings.raising_range
+    header[ashe.P_OPTION_RERAISE] = float(settings.option_reraise)
     n_imem, n_fmem = ashe.memory_sizes(settings.hidden, settings.prt_capacity)
     return Player(name, ASHE, np.concatenate([header, genome.astype(np.float64)]), n_imem, n_fmem,
                   uses_hand_strength=True)
