@@ -11,8 +11,10 @@ import pytest
 from pokerduel.engine.rules import BIG_BLIND, CALL, FOLD, MAX_ACTIONS_PER_HAND, RAISE, STACK, HandState
 from pokerduel.play.matches import play_duplicate, reset_memory
 from pokerduel.players import ashe
+from pokerduel.players.base import make_player
 from pokerduel.players.genomes import (
     AsheSettings,
+    anchors_settings,
     ashe_player,
     handbuilt_genome,
     handmade_settings,
@@ -757,41 +759,57 @@ def _range_win(w, p_bet, rho, bets):
     return (1 - rho) * w + rho * max(0.0, min(w, hi) - lo) / (hi - lo)
 
 
-def _closing_call_from_now(f, w, pos, street, p, x, room, p_bet=0.5, size=1.0, rho=0.0):
+def _reraise_from_now(f_re, w, p, x, room):
+    """A pot-size re-raise into pot ``p`` with ``x`` to call and ``room`` behind after the call: the pot on a fold
+    (``f_re``), else a showdown of a pot raised by ``p + x``; none (minus infinity) without ``option_reraise``
+    (``f_re`` None) or where the raise is an all-in."""
+    r = p + x
+    if f_re is None or r >= room:
+        return -np.inf
+    return f_re * p + (1 - f_re) * (w * (p + r) - (1 - w) * (x + r))
+
+
+def _closing_call_from_now(f, w, pos, street, p, x, room, p_bet=0.5, size=1.0, rho=0.0, f_re=None):
     """``docs/players.md`` (*The call's option*) for a call that closes ``street``, written out with fresh
-    statistics (the opponent bets half the time, the pot); ``rho`` is ``option_range``."""
+    statistics (the opponent bets half the time, the pot); ``rho`` is ``option_range``, ``f_re`` the fold rate to a
+    re-raise of the next street's bet with ``option_reraise``."""
     b = min(size * (p + x), room)
     d = min(ashe.OPTION_SPREAD[street], w, 1 - w)
     v = 0.0
     for w2 in (w - d, w + d):
         wb, wc = _range_win(w2, p_bet, rho, True), _range_win(w2, p_bet, rho, False)
         show = wc * p - (1 - wc) * x
-        faced = max(-x, wb * (p + b) - (1 - wb) * (x + b), _allin_from_now(f, wb, p + b, x + b, room - b))
+        faced = max(-x, wb * (p + b) - (1 - wb) * (x + b), _allin_from_now(f, wb, p + b, x + b, room - b),
+                    _reraise_from_now(f_re, wb, p + b, x + b, room - b))
         v += 0.5 * (max(_allin_from_now(f, w2, p, x, room), p_bet * faced + (1 - p_bet) * show) if pos == 0 else
                     p_bet * faced + (1 - p_bet) * max(show, _allin_from_now(f, wc, p, x, room)))
     return v
 
 
+@pytest.mark.parametrize("reraise", [False, True])
 @pytest.mark.parametrize("rho", [0.0, 0.5, 1.0])
 @pytest.mark.parametrize("f, w", [(0.0, 0.6), (0.3, 0.55), (0.6, 0.9), (0.1, 0.3)])
-def test_call_option_values_a_check_or_call_by_its_closed_form(f, w, rho):
+def test_call_option_values_a_check_or_call_by_its_closed_form(f, w, rho, reraise):
     """Constant estimates (fold rate ``f``, win rate ``w``) and fresh memory: the call's utility is the closed form
-    of ``docs/players.md``, with the opponent's bets and checks read by ``option_range = rho``; the raises'
-    utilities are the one-step rule's; on the river a call is a showdown."""
+    of ``docs/players.md``, with the opponent's bets and checks read by ``option_range = rho`` and, with
+    ``option_reraise``, a pot-size re-raise among the answers to its bets (no folds to it assumed with no
+    statistics); the raises' utilities are the one-step rule's; on the river a call is a showdown."""
     settings = AsheSettings(prt_capacity=64, hidden=1)
     g = np.zeros(settings.genome_size)
     blocks = unpack(g, settings.hidden)
     blocks["ofre"]["b_out"][...] = np.log(f / (1 - f)) if f > 0 else -40.0
     blocks["swre"]["b_out"][...] = np.log(w / (1 - w))
-    one, two = (ashe_player(g, replace(settings, call_option=c, option_range=rho if c else 0.0))
-                for c in (False, True))
+    one, two = (ashe_player(g, replace(settings, call_option=c, option_range=rho if c else 0.0,
+                                       option_reraise=reraise and c)) for c in (False, True))
+    f_re = 0.0 if reraise else None
     # The big blind facing a raise to 300 closes preflop; the button's limp leaves the big blind to speak.
     room = STACK - 300.0
-    bb = _closing_call_from_now(f, w, 0, 0, 400.0, 200.0, room, rho=rho)
+    bb = _closing_call_from_now(f, w, 0, 0, 400.0, 200.0, room, rho=rho, f_re=f_re)
     wb, wc = _range_win(w, 0.5, rho, True), _range_win(w, 0.5, rho, False)
-    faced = max(0.0, _closing_call_from_now(f, wb, 1, 0, 400.0, 200.0, room, rho=rho),
-                _allin_from_now(f, wb, 400.0, 200.0, room))
-    limp = 0.5 * faced + 0.5 * _closing_call_from_now(f, wc, 1, 0, 200.0, 0.0, STACK - 100.0, rho=rho) - 50.0
+    faced = max(0.0, _closing_call_from_now(f, wb, 1, 0, 400.0, 200.0, room, rho=rho, f_re=f_re),
+                _allin_from_now(f, wb, 400.0, 200.0, room), _reraise_from_now(f_re, wb, 400.0, 200.0, room))
+    limp = 0.5 * faced + 0.5 * _closing_call_from_now(f, wc, 1, 0, 200.0, 0.0, STACK - 100.0, rho=rho,
+                                                      f_re=f_re) - 50.0
     for actions, expected in (([300], bb), ([], limp)):
         a, b = (ashe.explain_decision(pl, scripted(actions), strength=0.5)["candidates"] for pl in (one, two))
         assert b[1]["utility"] == pytest.approx(expected, rel=1e-9)
@@ -834,6 +852,41 @@ def test_range_settings_are_shares_that_need_their_feature(name, needs):
     assert name not in AsheSettings(**{needs: True}).to_dict()
     s = AsheSettings(**{needs: True, name: 1})
     assert getattr(s, name) == 1.0 and AsheSettings.from_dict(s.to_dict()) == s
+
+
+def test_option_reraise_reads_the_folds_to_the_players_reraises():
+    """With a memory of the Candid Statistician (which folds to any raise beyond what it has decided to commit),
+    the big blind's call of a raise is valued with the re-raise of the next street's bet at the Statistician's
+    counted folds to the player's re-raises there (shrunk towards all streets', shrunk towards none) and its
+    counted bets after the player's calls; the re-raise only adds an answer, so the call is worth at least as much
+    as without it, and here more."""
+    f, w = 0.3, 0.55
+    settings = AsheSettings(prt_capacity=1024, hidden=1, call_option=True)
+    g = np.zeros(settings.genome_size)
+    blocks = unpack(g, settings.hidden)
+    blocks["ofre"]["b_out"][...] = np.log(f / (1 - f))
+    blocks["swre"]["b_out"][...] = np.log(w / (1 - w))
+    one, two = (ashe_player(g, replace(settings, option_reraise=r)) for r in (False, True))
+    memory = two.new_memory()
+    reset_memory(two.kind, two.params, *memory)
+    opp = make_player("candid-statistician")
+    play_duplicate(two, opp, 300, seed=3, memory=(*memory, *opp.new_memory()))
+    im, fm = memory[0][0], memory[1][0]
+    answers, folds = im[ashe.I_RERAISE:ashe.I_RERAISE + 4], im[ashe.I_RERAISE + 4:ashe.I_RERAISE + 8]
+    assert folds[1] > 0  # the memory holds re-raises of its flop bets it folded to
+    f_all = (folds.sum() + 10 * 0.0) / (answers.sum() + 10)
+    f_re = (folds[1] + 10 * f_all) / (answers[1] + 10)
+    bets, passes = im[ashe.I_AFTER + 4 + 1], im[ashe.I_AFTER + 1]
+    p_bet = (bets + 10 * 0.5) / (passes + 10)
+    size = (fm[ashe.F_AFTER + 1] + 10 * 1.0) / (bets + 10)
+    expected = _closing_call_from_now(f, w, 0, 0, 400.0, 200.0, STACK - 300.0, p_bet=p_bet, size=size, f_re=f_re)
+    a, b = (ashe.explain_decision(pl, scripted([300]), strength=0.5, memory=memory)["candidates"]
+            for pl in (one, two))
+    assert b[1]["utility"] == pytest.approx(expected, rel=1e-9)
+    assert b[1]["utility"] > a[1]["utility"] + 10
+    assert [c["utility"] for c in a[2:]] == [c["utility"] for c in b[2:]]
+    with pytest.raises(ValueError, match="needs call_option"):
+        AsheSettings(option_reraise=True)
 
 
 def test_option_spread_is_the_hand_strengths_step_to_the_next_street():
@@ -983,9 +1036,6 @@ def test_the_handbuilt_spec_is_the_reference_player_with_a_run_sized_prt():
 def test_the_anchors_spec_estimates_by_its_anchors_alone():
     """The all-zero genome with anchored estimators: every network output is 1/2, so each estimate is its anchor
     (SWRE the hand strength, OFRE the fresh PRT's fold rate of 1/2), and it plays as the zero genome does."""
-    from pokerduel.players.base import make_player
-    from pokerduel.players.genomes import anchors_settings
-
     player = make_player("anchors")
     settings = anchors_settings()
     assert player.name == "anchors" and settings.anchored and settings.call_option

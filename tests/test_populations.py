@@ -142,11 +142,15 @@ def test_cli_population_new_show_and_play(run, tmp_path):
     res = run("population", "new", "--size", 2, "--call-option", "--out", tmp_path / "o.h5")
     assert res.exit_code == 0, res.output
     assert load_population(tmp_path / "o.h5").settings == AsheSettings(call_option=True)
+    res = run("population", "new", "--size", 2, "--call-option", "--option-reraise", "--out", tmp_path / "r.h5")
+    assert res.exit_code == 0, res.output
+    assert load_population(tmp_path / "r.h5").settings == AsheSettings(call_option=True, option_reraise=True)
     res = run("population", "new", "--size", 2, "--anchored", "--out", tmp_path / "a.h5")
     assert res.exit_code == 0, res.output
     assert load_population(tmp_path / "a.h5").settings == AsheSettings(anchored=True)
     for args, match in ((["--mark-reraises", "--read-aggression"], "at most one"),
                         (["--call-option", "--lookahead"], "at most one"),
+                        (["--option-reraise"], "needs call_option"),
                         (["--mark-reraises", "--model", "ashe1"], "ashe2 model only"),
                         (["--anchored", "--model", "ashe1"], "ashe2 model only"),
                         (["--decision-output", "logistic"], "ashe1 model only")):
