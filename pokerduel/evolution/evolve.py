@@ -110,8 +110,8 @@ INITS = ("random", *HANDMADE)
 #: options added after run files existed, left out of a config's dict at these defaults
 LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "read_reraises": False,
                   "lookahead": False, "read_aggression": False, "mark_reraises": False, "call_option": False,
-                  "anchored": False, "option_range": 0.0, "raising_range": 0.0, "option_reraise": False, "model": "ashe2",
-                  "decision_output": "linear", "raise_sizes": "big-blinds",
+                  "anchored": False, "option_range": 0.0, "raising_range": 0.0, "option_reraise": False,
+                  "model": "ashe2", "decision_output": "linear", "raise_sizes": "big-blinds",
                   "init": "random", "freeze_init": False,
                   "common_decks": False, "opponent_weights": None, "matches": 1, "batch": 1, "targets": None,
                   "opponent_deals": None,
@@ -246,8 +246,7 @@ class EvolveConfig:
     nodes (a generation's matches are a few deals per pair; the panel's 250-deal matches fit too).
     ``hidden``, ``lstm_reset``, ``calling_range``, ``explore``, ``read_raises``, ``read_reraises``, ``lookahead``,
     ``read_aggression``, ``mark_reraises``, ``call_option``, ``anchored``, ``option_range``, ``raising_range``,
-    ``option_reraise``,
-    ``model``, ``decision_output`` and ``raise_sizes`` are the players' ``AsheSettings``.
+    ``option_reraise``, ``model``, ``decision_output`` and ``raise_sizes`` are the players' ``AsheSettings``.
     ``reset``: every deal with fresh memories instead of a continuing match per pair.
     ``init`` (``INITS``) and ``init_low``, ``init_high``: generation 0; ``freeze_init``: a hand-made init's
     non-zero weights stay as designed (``frozen_genes``), so evolution changes only the others.
@@ -722,8 +721,8 @@ def resolve_opponent(spec: str):
             return make_player(spec)
         except ValueError:
             raise ValueError(f"unknown opponent {spec!r}; choose a bot ({', '.join(BOTS)}, or NAME(key=value, "
-                             f"...) with its rule constants), {', '.join(HANDMADE)}, {ANCHORS_SPEC}, FILE.h5:INDEX of a "
-                             "population or run file, or RUN.h5:champion[:GENERATION]") from None
+                             f"...) with its rule constants), {', '.join(HANDMADE)}, {ANCHORS_SPEC}, FILE.h5:INDEX "
+                             "of a population or run file, or RUN.h5:champion[:GENERATION]") from None
     path += ".h5"
     if file_format(path) != FORMAT:     # not an evolution run file: a population file, or an error from it
         if rest.startswith("champion"):
