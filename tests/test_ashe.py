@@ -218,14 +218,20 @@ def test_memory_is_per_half_and_cleared_for_a_new_opponent():
 
 
 # ---- decisions -------------------------------------------------------------------------------------
-def constant_player(f_hat, w_hat, calling_range=0.0):
-    """A genome whose OFRE always says ``f_hat`` and SWRE ``w_hat`` (only the output biases are set)."""
-    settings = AsheSettings(calling_range=calling_range)
+def constant_genome(settings, f_hat, w_hat):
+    """A genome whose OFRE always says ``f_hat`` (0: an output bias of -40) and SWRE ``w_hat`` (only the output
+    biases are set)."""
     g = np.zeros(settings.genome_size)
     v = unpack(g, settings.hidden)
-    v["ofre"]["b_out"][...] = np.log(f_hat / (1 - f_hat))
+    v["ofre"]["b_out"][...] = np.log(f_hat / (1 - f_hat)) if f_hat > 0 else -40.0
     v["swre"]["b_out"][...] = np.log(w_hat / (1 - w_hat))
-    return ashe_player(g, settings)
+    return g
+
+
+def constant_player(f_hat, w_hat, calling_range=0.0):
+    """A player whose OFRE always says ``f_hat`` and SWRE ``w_hat`` (``constant_genome``)."""
+    settings = AsheSettings(calling_range=calling_range)
+    return ashe_player(constant_genome(settings, f_hat, w_hat), settings)
 
 
 def by_hand(p, x, max_spent, raise_to, f, w):
@@ -795,10 +801,7 @@ def test_call_option_values_a_check_or_call_by_its_closed_form(f, w, rho, rerais
     ``option_reraise``, a pot-size re-raise among the answers to its bets (no folds to it assumed with no
     statistics); the raises' utilities are the one-step rule's; on the river a call is a showdown."""
     settings = AsheSettings(prt_capacity=64, hidden=1)
-    g = np.zeros(settings.genome_size)
-    blocks = unpack(g, settings.hidden)
-    blocks["ofre"]["b_out"][...] = np.log(f / (1 - f)) if f > 0 else -40.0
-    blocks["swre"]["b_out"][...] = np.log(w / (1 - w))
+    g = constant_genome(settings, f, w)
     one, two = (ashe_player(g, replace(settings, call_option=c, option_range=rho if c else 0.0,
                                        option_reraise=reraise and c)) for c in (False, True))
     f_re = 0.0 if reraise else None
@@ -862,10 +865,7 @@ def test_option_reraise_reads_the_folds_to_the_players_reraises():
     as without it, and here more."""
     f, w = 0.3, 0.55
     settings = AsheSettings(prt_capacity=1024, hidden=1, call_option=True)
-    g = np.zeros(settings.genome_size)
-    blocks = unpack(g, settings.hidden)
-    blocks["ofre"]["b_out"][...] = np.log(f / (1 - f))
-    blocks["swre"]["b_out"][...] = np.log(w / (1 - w))
+    g = constant_genome(settings, f, w)
     one, two = (ashe_player(g, replace(settings, option_reraise=r)) for r in (False, True))
     memory = two.new_memory()
     reset_memory(two.kind, two.params, *memory)
