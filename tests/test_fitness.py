@@ -578,6 +578,7 @@ def test_cli_table2_preset(tmp_path):
     assert r.exit_code == 0, r.output
     assert list(load_run(tmp_path / "w.h5").validation["generations"]) == [2]
     assert "(generation 2, the best of the last 1 on validation decks" in r.output
+
     r = CliRunner().invoke(main, [*args[:-1], str(tmp_path / "f.h5"), "--validate-finalists", "2",
                                   "--validate-final-matches", "1"])
     assert r.exit_code == 0, r.output
@@ -588,6 +589,29 @@ def test_cli_table2_preset(tmp_path):
     assert r.exit_code == 2 and "give 0 (off) or at least 2" in r.output and "Traceback" not in r.output
     r = CliRunner().invoke(main, [*args[:-1], str(tmp_path / "u.h5"), "--opponents", "calling-machine"])
     assert r.exit_code == 2 and "one finite number > 0 per training opponent (1: calling-machine)" in r.output
+
+
+def test_cli_scratch_preset(tmp_path):
+    """The scratch preset is table2's opponents, hands and aim from random weights near zero with anchored
+    estimators, refine's mutation load and the settings it names, none of the hand-made reader's own; an explicit
+    --init-range overrides its noise."""
+    scratch, table2 = PRESETS["scratch"], PRESETS["table2"]
+    assert {k: v for k, v in table2.items() if k in scratch and "init" not in k} == {
+        k: v for k, v in scratch.items() if k in table2 and "init" not in k}
+    assert not any(k in scratch for k in ("read_raises", "read_reraises", "lookahead"))
+    r = CliRunner().invoke(main, ["evolve", "--preset", "scratch", "--population", "4", "--keep", "2",
+                                  "--generations", "2", "--hall-of-fame", "1", "--deals", "2",
+                                  "--opponent-deals", "2,2,2,2,2", "--init-range", "-0.05", "0.05",
+                                  "--panel-deals", "2", "--panel-bots", "random", "--prt-capacity", "64",
+                                  "--backend", "serial", "--out", str(tmp_path / "s.h5")])
+    assert r.exit_code == 0, r.output
+    run = load_run(tmp_path / "s.h5")
+    cfg, st = run.config, run.config.settings
+    assert cfg.init == "random" and (cfg.init_low, cfg.init_high) == (-0.05, 0.05)
+    assert (cfg.tser.rate_start, cfg.tser.sigma_start) == (0.05, 0.1) and cfg.targets == table2["targets"]
+    assert st.anchored and st.read_aggression and st.call_option and st.option_reraise and st.raising_range == 0.5
+    assert not (st.read_raises or st.read_reraises or st.lookahead)
+    assert np.abs(run.population0).max() <= 0.05 and np.abs(run.population0).max() > 0
     assert "Traceback" not in r.output
 
 

@@ -82,7 +82,7 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 
 
 @click.command("evolve")
-@click.option("--preset", type=click.Choice(["ashe1", "generalist", "refine", "table2"]), default=None,
+@click.option("--preset", type=click.Choice(["ashe1", "generalist", "refine", "table2", "scratch"]), default=None,
               help="A named set of options; options given explicitly override it. ashe1: ASHE 1.0 exactly "
                    "(--fitness ane --opponents the four ASHE 1.0 bots --deals 500 --population 50 --keep 15 "
                    "--generations 250). generalist: ASHE 1.0's fitness and hands from the hand-built player "
@@ -94,7 +94,10 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
                    "weighted 2 (--targets 998.6,40368,36158,9800,- --opponent-weights 1,1,2,1,1), ASHE 1.0's 500 deals "
                    "against each bot (--opponent-deals 500,500,500,500,222), the run's champion "
                    "the one of all 250 generations' least short of the targets on validation decks "
-                   "(--validate-window 250 --validate-rule shortfall).")
+                   "(--validate-window 250 --validate-rule shortfall). scratch: table2's opponents, hands and aim "
+                   "from random weights near zero with anchored estimators and refine's mutation (--init random "
+                   "--init-range -0.03 0.03 --anchored --read-aggression --call-option --option-reraise "
+                   "--raising-range 0.5).")
 @click.option("--fitness", type=click.Choice(["selector", "ane"]), default="selector", show_default=True,
               help="selector: a top-k selector spends --budget samples on the population; ane: every player "
                    "plays every fixed opponent --deals duplicate deals on common decks, fitness = ASHE 1.0's "

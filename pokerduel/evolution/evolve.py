@@ -151,9 +151,19 @@ PRESETS = {
     "refine": {**_GENERALIST, "init": READER_STEADY_SPEC, "read_raises": True, "read_reraises": True,
                "lookahead": True, "init_low": -0.03, "init_high": 0.03, "rate_start": 0.05, "sigma_start": 0.1},
 }
+#: the hand-made reader's own settings, which ``refine`` and ``table2`` evolve with
+_READER_SETTINGS = ("read_raises", "read_reraises", "lookahead")
 PRESETS["table2"] = {**PRESETS["refine"], "targets": (*ASHE1_TABLE2.values(), None),
                      "opponent_weights": (1.0, 1.0, 2.0, 1.0, 1.0), "opponent_deals": (500, 500, 500, 500, 222),
                      "validate_window": 250, "validate_rule": "shortfall"}
+#: ``scratch``: ``table2``'s opponents, hands and aim (its targets, weights, deals and champion choice) from random
+#: weights near zero, the ``anchors`` player, with each estimator's output a correction to its anchor; ``refine``'s
+#: mutation load; and the reading and valuing settings measured best from random weights: the opponent's raise
+#: share, the call's option with a later pot-size re-raise, and half the raising range (§2, *From random weights:
+#: anchored estimators with the generalist's opponents*)
+PRESETS["scratch"] = {**{k: v for k, v in PRESETS["table2"].items() if k not in _READER_SETTINGS}, "init": "random",
+                      "anchored": True, "read_aggression": True, "call_option": True, "raising_range": 0.5,
+                      "option_reraise": True}
 TIMING_NAMES = ("generation", "selector", "engine", "panel", "reproduction")
 #: the selector when none is given: the hybrid (the core paper's method) on the population alone, POCBAm with
 #: fixed opponents (``--fitness selector`` with ``--opponents`` or ``--hall-of-fame``), where the Thurstone
