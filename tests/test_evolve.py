@@ -350,6 +350,46 @@ def test_mutation_leaves_frozen_genes_and_draws_the_same_stream():
     assert (free[frozen] != g[frozen]).mean() > 0.4  # they would have moved
 
 
+def test_decay_shrinks_each_mutated_genome_before_its_steps():
+    """Same stream as without decay; the genome shrinks by 1 - decay first, frozen genes neither move nor shrink."""
+    g = np.linspace(-2, 2, 1000)
+    frozen = np.zeros(g.size, bool)
+    frozen[::3] = True
+    plain = mutate(g, 0.5, 1.0, np.random.default_rng(3))
+    decayed = mutate(g, 0.5, 1.0, np.random.default_rng(3), decay=0.1)
+    assert np.allclose(decayed - 0.9 * g, plain - g, rtol=0, atol=1e-12)
+    masked = mutate(g, 0.5, 1.0, np.random.default_rng(3), frozen, decay=0.1)
+    assert np.array_equal(masked[frozen], g[frozen]) and np.array_equal(masked[~frozen], decayed[~frozen])
+
+
+def test_decay_holds_neutral_drift_at_its_stationary_spread():
+    """Genes that only mutate and shrink, x <- (1 - d) x + N(0, sigma) with probability r, settle at the variance
+    r sigma^2 / (1 - (1 - d)^2) (an AR(1) process); without decay they random-walk, variance r sigma^2 t."""
+    rate, sigma, d, t = 0.05, 0.1, 0.02, 1000
+    rng = np.random.default_rng(11)
+    g = np.zeros(20_000)
+    for _ in range(t):
+        g = mutate(g, rate, sigma, rng, decay=d)
+    v = rate * sigma ** 2 / (1 - (1 - d) ** 2)
+    se = np.sqrt((np.mean(g ** 4) - g.var() ** 2) / g.size)  # the sample variance's SE over independent genes
+    assert abs(g.var() - v) < 5 * se, (g.var(), v, se)
+
+
+def test_tser_decay_spares_the_elites_and_is_stored_only_when_set():
+    rng = np.random.default_rng(1)
+    genomes = rng.normal(size=(10, 9))
+    off = tser(genomes, np.array([4, 7, 1, 0]), np.array([3.0, 2.0, 0.0, -1.0]), 10, 0.0, 0.0,
+               np.random.default_rng(2), decay=0.5)
+    assert np.array_equal(off.genomes[:2], genomes[[4, 7]])            # elites: unchanged
+    assert np.allclose(off.genomes[2:4], 0.5 * genomes[[1, 0]])        # the second tier, shrunk
+    children = np.array([crossover(genomes[a], genomes[b]) for a, b in off.parents])
+    assert np.allclose(off.genomes[4:], 0.5 * children)
+    assert "decay" not in TserParams().to_dict() and TserParams(**TserParams(decay=0.02).to_dict()).decay == 0.02
+    for bad in (1.0, -0.1, float("nan"), True):
+        with pytest.raises(ValueError, match=r"decay .* must be a number in \[0, 1\)"):
+            TserParams(decay=bad)
+
+
 def test_freeze_init_keeps_the_handmade_weights_through_a_run(tmp_path):
     cfg = tiny(init="reader", read_raises=True, freeze_init=True, init_low=-0.1, init_high=0.1,
                opponents=("calling-machine",), fitness="ane", deals=4, generations=3)

@@ -189,6 +189,10 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 @click.option("--rate-end", type=float, default=0.05, show_default=True, help="Final per-gene mutation rate.")
 @click.option("--sigma-start", type=float, default=0.5, show_default=True, help="Initial mutation strength.")
 @click.option("--sigma-end", type=float, default=0.1, show_default=True, help="Final mutation strength.")
+@click.option("--decay", type=float, default=0.0, show_default=True,
+              help="Weight decay: every mutated genome first shrinks towards the all-zero genome by this share "
+                   "(in [0, 1)), so that genes the fitness does not test stay near zero; meant with --anchored, "
+                   "whose all-zero genome is its estimators' anchors.")
 @click.option("--init", default="random",
               type=click.Choice(["random", "handbuilt", "patient", "reader", "reader-folds", "reader-steady", "reader-river"]),
               show_default=True,
@@ -227,7 +231,7 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
            batch, selector_options, seed, hidden, prt_capacity, calling_range, explore, read_raises, read_reraises,
            lookahead, read_aggression, mark_reraises, call_option, anchored, option_range, raising_range,
            option_reraise, model, decision_output, raise_sizes, reset, common_decks,
-           rate_start, rate_end, sigma_start, sigma_end, init, freeze_init, init_range,
+           rate_start, rate_end, sigma_start, sigma_end, decay, init, freeze_init, init_range,
            hs_samples, panel_bots, panel_deals, panel_heldout, out, resume, overwrite, backend, workers, scheduler,
            as_json):
     """Evolve ASHE players: each generation a top-k selector picks the survivors, TSER makes the rest.
@@ -256,7 +260,7 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
         common_decks=common_decks,
         panel_deals=panel_deals, panel_heldout=panel_heldout,
         init=init, freeze_init=freeze_init, init_low=init_range[0], init_high=init_range[1],
-        rate_start=rate_start, rate_end=rate_end, sigma_start=sigma_start, sigma_end=sigma_end,
+        rate_start=rate_start, rate_end=rate_end, sigma_start=sigma_start, sigma_end=sigma_end, decay=decay,
         **({} if hs_samples is None else {"hs_samples": hs_samples}),
         **({} if panel_bots is None else {"panel_bots": split_specs(panel_bots)}))
     given = {name for name in ctx.params if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT}

@@ -1323,7 +1323,7 @@ def _breed(cfg: EvolveConfig, genomes: np.ndarray, res: dict, g: int, oracle: Li
     rate, sigma = cfg.tser.schedule(g, cfg.generations)
     rng = np.random.default_rng(_seq(cfg.seed, 3, g))
     off = tser(genomes, res["survivors"], res["scores"][res["survivors"]], cfg.population, rate, sigma, rng,
-               frozen_genes(cfg))
+               frozen_genes(cfg), cfg.tser.decay)
     return {"off": off, "rate": rate, "sigma": sigma, "rng_state": json.dumps(rng.bit_generator.state, default=int),
             "oracle": None if next_fixed is None else generation_oracle(cfg, off.genomes, g + 1, memory_pool,
                                                                          next_fixed),

@@ -6,7 +6,9 @@ elites reproduce, by crossover that takes the even-index genes of one parent and
 the other, and elites are spared mutation. The other (second-tier) survivors are mutated and kept.
 Children fill the population and are mutated. Each gene mutates with probability ``rate`` by
 ``N(0, sigma)``; ``rate`` and ``sigma`` fall linearly from their initial to their final values over the
-run (Table 1: 0.25 -> 0.05 and 0.5 -> 0.1).
+run (Table 1: 0.25 -> 0.05 and 0.5 -> 0.1). ``decay`` (not ASHE 1.0's; 0 by default) first shrinks every
+mutated genome towards the all-zero genome by that share: weight decay, so that genes the fitness does not test
+stay near zero instead of drifting with the mutations.
 
 Here the survivors and their order come from a top-k selector, and the fitness that splits the tiers is
 the selector's score of each survivor (``Selector.scores()``: a Borda score, the sum of a player's mean
@@ -42,15 +44,21 @@ class TserParams:
     rate_end: float = 0.05
     sigma_start: float = 0.5
     sigma_end: float = 0.1
+    decay: float = 0.0
 
     def __post_init__(self):
         _check_prob(self.rate_start, "rate_start (initial per-gene mutation rate)")
         _check_prob(self.rate_end, "rate_end (final per-gene mutation rate)")
         _check_nonneg(self.sigma_start, "sigma_start (initial mutation strength)")
         _check_nonneg(self.sigma_end, "sigma_end (final mutation strength)")
+        if isinstance(self.decay, bool) or not isinstance(self.decay, (int, float, np.floating, np.integer)) \
+                or not 0 <= self.decay < 1:
+            raise ValueError("decay (the share by which a mutated genome shrinks towards zero) must be a number "
+                             f"in [0, 1), got {self.decay!r}")
 
     def to_dict(self) -> dict:
-        return {k: float(v) for k, v in asdict(self).items()}
+        """The constants as floats; ``decay`` left out at 0, so that files from before it compare equal."""
+        return {k: float(v) for k, v in asdict(self).items() if k != "decay" or v}
 
     def schedule(self, generation: int, generations: int) -> tuple[float, float]:
         """``(rate, sigma)`` at ``generation`` (0-based) of a run of ``generations``: linear in between."""
@@ -80,9 +88,9 @@ def crossover(even_parent: np.ndarray, odd_parent: np.ndarray) -> np.ndarray:
 
 
 def mutate(genome: np.ndarray, rate: float, sigma: float, rng: np.random.Generator,
-           frozen: np.ndarray | None = None) -> np.ndarray:
-    """A copy where each gene, with probability ``rate``, moves by ``N(0, sigma)`` (float32 kept); genes where
-    the boolean mask ``frozen`` is true never move.
+           frozen: np.ndarray | None = None, decay: float = 0.0) -> np.ndarray:
+    """A copy where each gene, with probability ``rate``, moves by ``N(0, sigma)`` (float32 kept), after every
+    gene is multiplied by ``1 - decay``; genes where the boolean mask ``frozen`` is true never move or shrink.
 
     Two draws per gene (a uniform then a normal) whatever the rate or the mask, so the stream a genome
     consumes does not depend on how many genes mutate."""
@@ -91,7 +99,10 @@ def mutate(genome: np.ndarray, rate: float, sigma: float, rng: np.random.Generat
     if frozen is not None:
         hit &= ~frozen
     step = rng.normal(0.0, 1.0, g.size) * sigma
-    return (g + np.where(hit, step, 0.0)).astype(g.dtype)
+    dtype = g.dtype
+    if decay:
+        g = g * (1.0 - decay if frozen is None else np.where(frozen, 1.0, 1.0 - decay))
+    return (g + np.where(hit, step, 0.0)).astype(dtype)
 
 
 @dataclass
@@ -106,13 +117,14 @@ class Offspring:
 
 
 def tser(genomes: np.ndarray, survivors, fitness, size: int, rate: float, sigma: float,
-         rng: np.random.Generator, frozen: np.ndarray | None = None) -> Offspring:
+         rng: np.random.Generator, frozen: np.ndarray | None = None, decay: float = 0.0) -> Offspring:
     """One TSER step: ``survivors`` (old indices, best first) with their ``fitness`` -> ``size`` genomes.
 
     Elites are the survivors whose fitness is strictly above the survivors' mean (the best two when fewer
     than two qualify; all equal fitness: the best two by the given order). Each child's parents are two
-    distinct elites drawn uniformly; the first gives the even-index genes. Genes where ``frozen`` is true are
-    never mutated (crossover still passes each parent's on)."""
+    distinct elites drawn uniformly; the first gives the even-index genes. Every mutated genome first shrinks
+    by ``decay`` (``mutate``). Genes where ``frozen`` is true are never mutated (crossover still passes each
+    parent's on)."""
     genomes = np.asarray(genomes)
     survivors = np.asarray(survivors, dtype=np.int64)
     fitness = np.asarray(fitness, dtype=np.float64)
@@ -138,13 +150,13 @@ def tser(genomes: np.ndarray, survivors, fitness, size: int, rate: float, sigma:
     out[:elites.size] = genomes[elites]
     pos = elites.size
     for idx in second:
-        out[pos] = mutate(genomes[idx], rate, sigma, rng, frozen)
+        out[pos] = mutate(genomes[idx], rate, sigma, rng, frozen, decay)
         pos += 1
     parents = np.empty((n_children, 2), dtype=np.int64)
     for c in range(n_children):
         a, b = rng.choice(elites.size, size=2, replace=False)
         parents[c] = elites[a], elites[b]
-        out[pos] = mutate(crossover(genomes[elites[a]], genomes[elites[b]]), rate, sigma, rng, frozen)
+        out[pos] = mutate(crossover(genomes[elites[a]], genomes[elites[b]]), rate, sigma, rng, frozen, decay)
         pos += 1
     origin = np.concatenate([np.zeros(elites.size, np.int8), np.ones(second.size, np.int8),
                              np.full(n_children, 2, np.int8)])
