@@ -578,7 +578,6 @@ def test_cli_table2_preset(tmp_path):
     assert r.exit_code == 0, r.output
     assert list(load_run(tmp_path / "w.h5").validation["generations"]) == [2]
     assert "(generation 2, the best of the last 1 on validation decks" in r.output
-
     r = CliRunner().invoke(main, [*args[:-1], str(tmp_path / "f.h5"), "--validate-finalists", "2",
                                   "--validate-final-matches", "1"])
     assert r.exit_code == 0, r.output
@@ -589,6 +588,7 @@ def test_cli_table2_preset(tmp_path):
     assert r.exit_code == 2 and "give 0 (off) or at least 2" in r.output and "Traceback" not in r.output
     r = CliRunner().invoke(main, [*args[:-1], str(tmp_path / "u.h5"), "--opponents", "calling-machine"])
     assert r.exit_code == 2 and "one finite number > 0 per training opponent (1: calling-machine)" in r.output
+    assert "Traceback" not in r.output
 
 
 def test_cli_scratch_preset(tmp_path):
@@ -612,7 +612,6 @@ def test_cli_scratch_preset(tmp_path):
     assert st.anchored and st.read_aggression and st.call_option and st.option_reraise and st.raising_range == 0.5
     assert not (st.read_raises or st.read_reraises or st.lookahead)
     assert np.abs(run.population0).max() <= 0.05 and np.abs(run.population0).max() > 0
-    assert "Traceback" not in r.output
 
 
 def test_a_short_ashe1_run_beats_the_calling_machine(tmp_path):
