@@ -16,6 +16,7 @@ hundred (``docs/results/evolution.md`` §2, *Measured precisely*).
     python scripts/champion_matches.py reader-steady reader-river --lookahead   # as table2 starts from them
     python scripts/champion_matches.py runs/ashe1/seed1.h5:champion:200   # generation 200's champion
     python scripts/champion_matches.py runs/anchor_m/seed1.h5:zeros   # the all-zero genome (with anchored: the anchors)
+    python scripts/champion_matches.py runs/scratch/seed1.h5:average:50   # the mean of the last 50 champions
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from dataclasses import replace
 import numpy as np
 from scipy.stats import t as t_dist
 
-from pokerduel.evolution.evolve import load_run, resolve_opponent
+from pokerduel.evolution.evolve import average_genome, load_run, resolve_opponent
 from pokerduel.infra.parallel import get_backend
 from pokerduel.play.matches import play_duplicate
 from pokerduel.players.base import TRAINING_BOTS
@@ -79,7 +80,8 @@ def summarise(results) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("runs", nargs="+", help="evolution run files (their champions), RUN.h5:champion:G (generation "
-                    "G's), RUN.h5:zeros (the all-zero genome with the run's settings) or hand-made player specs")
+                    "G's), RUN.h5:average:W (the mean genome of the last W generations' champions), RUN.h5:zeros "
+                    "(the all-zero genome with the run's settings) or hand-made player specs")
     ap.add_argument("--opponents", default=",".join(TRAINING_BOTS), help="comma-separated opponent specs")
     ap.add_argument("--matches", type=int, default=20)
     ap.add_argument("--deals", type=int, default=500, help="duplicate deals per match")
@@ -111,6 +113,7 @@ def main(argv=None) -> int:
                     ap.error("--lookahead applies to hand-made players; a run's champions play with its settings")
                 zeros = path.endswith(":zeros")  # RUN.h5:zeros, the all-zero genome with the run's settings
                 file, _, generation = path.removesuffix(":zeros").partition(":champion:")  # RUN.h5:champion:G
+                file, _, window = file.partition(":average:")  # RUN.h5:average:W
                 run = load_run(file)
                 settings = run.config.settings
                 if args.explore is not None:
@@ -120,11 +123,17 @@ def main(argv=None) -> int:
                         ap.error(str(err))
                 if zeros:
                     player = (settings, np.zeros(settings.genome_size, np.float32))
-                else:
-                    g = int(generation) if generation else run.champion_generation
+                elif window:
+                    if not window.isdigit() or not 1 <= int(window) <= run.completed:
+                        ap.error(f"{file} has {run.completed} generations' champions to average, not {window}")
+                    player = (settings, average_genome(run.records["champion"], int(window)))
+                elif generation:
+                    g = int(generation)
                     if not 1 <= g <= run.completed:
                         ap.error(f"{file} has champions of generations 1..{run.completed}, not {g}")
                     player = (settings, run.records["champion"][g - 1])
+                else:
+                    player = (settings, run.champion)
             for opp in opponents:
                 r = out.setdefault(path, {})[opp] = over_matches(player, opp, seeds, args.deals, backend)
                 print(f"| {path} | {opp} | {r['mean']:+,.0f} ± {r['ci']:,.0f} | {r['worst']:+,.0f} | "

@@ -14,9 +14,13 @@ from click.testing import CliRunner
 from pokerduel.cli import main
 from pokerduel.engine.rules import BIG_BLIND
 from pokerduel.evolution.evolve import (
+    ASHE1_TABLE2,
+    ASHE1_TABLE2_CI,
     FINAL_MATCH_DEALS,
     PRESETS,
     EvolveConfig,
+    average_genome,
+    average_seed,
     ane_seed,
     choose_validated,
     evaluate,
@@ -27,6 +31,7 @@ from pokerduel.evolution.evolve import (
     rank_validated,
     resolve_opponent,
     run_evolution,
+    run_panel,
     training_opponents,
     validate,
     validation_seed,
@@ -411,6 +416,64 @@ def test_finalists_are_re_scored_on_their_own_decks_and_those_alone_decide(tmp_p
     assert sorted(every["finalists"]) == [1, 2, 3, 4]
 
 
+def test_average_genome_by_hand():
+    """The mean of the last W champions, summed in float64 and stored as float32; W beyond them takes all."""
+    champions = np.array([[1.0, -2.0], [0.1, 0.2], [0.3, 0.4], [1e-8, 3.0]], np.float32)
+    avg = average_genome(champions, 3)
+    assert avg.dtype == np.float32
+    assert np.array_equal(avg, (champions[1:].astype(np.float64).sum(axis=0) / 3).astype(np.float32))
+    assert np.array_equal(average_genome(champions, 9), champions.astype(np.float64).mean(axis=0).astype(np.float32))
+    assert np.array_equal(average_genome(list(champions), 1), champions[-1])
+
+
+def test_an_averaged_champion_replaces_the_validated_one_where_it_reaches_the_floors(tmp_path):
+    """With average_windows the means of the last W champions each play average_matches matches of
+    FINAL_MATCH_DEALS deals (fresh memories, consecutive decks of their own seed) against every training
+    opponent; the first at every floor is the run's champion (its genome, its panel results, RUN.h5:champion),
+    kept by a resumed run; with floors no window reaches, the validated generation stays the champion."""
+    cfg = EvolveConfig(**{**TINY_ANE, "validate_window": 3, "validate_matches": 1, "average_windows": (3, 9, 2),
+                          "average_floors": (-1e9, None), "average_matches": 2})
+    whole = run_and_resume(cfg, tmp_path, stop_after=3)
+    v, champions = whole.validation, whole.records["champion"]
+    assert list(v["averages"]) == [3, 4, 2] and v["average"] == 3 and whole.champion_average == 3
+    per, seed = FINAL_MATCH_DEALS, average_seed(cfg)
+    assert seed not in (validation_seed(cfg), final_validation_seed(cfg), *(ane_seed(cfg, g) for g in range(4)))
+    e = np.array([[sum(play_duplicate(ashe_player(average_genome(champions, w), cfg.settings), o, per, seed,
+                                      first_deal=m * per).hand_payoffs.sum() for m in range(2))
+                   for o in cfg.opponents] for w in (3, 4, 2)])
+    assert np.allclose(v["average_mbb"], e / (4 * per) / BIG_BLIND * 1000)
+    assert np.array_equal(whole.champion, average_genome(champions, 3))
+    assert whole.champion_generation == 4 and whole.champion_label == "the mean of generations 2-4's champions"
+    mean, ci = run_panel(cfg, whole.champion, whole.heldout, SerialBackend())
+    assert np.array_equal(whole.champion_panel()[0], mean) and np.array_equal(whole.champion_panel()[1], ci)
+    spec = resolve_opponent(f"{tmp_path}/whole.h5:champion")
+    assert np.array_equal(spec.params[HEADER:], whole.champion.astype(np.float64))
+    # floors above every result: no window is kept and the first stage's choice stands, with the same matches
+    high = validate(replace(cfg, average_floors=(None, 1e9)), list(champions), SerialBackend())
+    assert high["average"] == 0 and high["champion"] == v["champion"]
+    assert np.array_equal(high["average_mbb"], v["average_mbb"])
+    # the floors default to the targets
+    assert replace(cfg, average_floors=None, targets=(5.0, None)).floors == (5.0, None)
+
+
+def test_choose_average_takes_the_first_window_at_every_floor(monkeypatch):
+    """The choice alone, on results set by hand: floors of None are ignored, a result equal to its floor
+    reaches it, and the windows' order (not their width) decides."""
+    from pokerduel.evolution import evolve
+
+    cfg = EvolveConfig(**{**TINY_ANE, "opponents": ("calling-machine", "hothead-maniac", "random"),
+                          "validate_window": 2, "average_windows": (25, 10, 50), "average_floors": (100.0, 50.0, None)})
+    rows = {25: [100.0, 49.0, -9e9], 10: [100.0, 50.0, -9e9], 50: [500.0, 500.0, 0.0]}
+    monkeypatch.setattr(evolve, "_rescore", lambda cfg, players, *a: (
+        np.array([rows[int(p.name.split(":")[1])] for p in players]), np.zeros(len(players))))
+    champions = list(np.zeros((60, cfg.settings.genome_size), np.float32))
+    assert evolve.choose_average(cfg, champions, None, 0)["average"] == 10
+    rows[10][0] = 99.9
+    assert evolve.choose_average(cfg, champions, None, 0)["average"] == 50
+    rows[50][1] = 0.0
+    assert evolve.choose_average(cfg, champions, None, 0)["average"] == 0
+
+
 def test_validate_ranks_by_the_configured_rule(tmp_path, monkeypatch):
     """``validate`` hands its re-scored results, the run's targets and its ``validate_rule`` to
     ``rank_validated`` and makes the first row of its order the champion (a tiny run's champions all play
@@ -506,7 +569,19 @@ def test_cli_preset_and_usage_errors(tmp_path):
                         (["--preset", "ashe1", "--raise-sizes", "pot"], "apply to the ashe1 model only"),
                         (["--preset", "ashe1", "--model", "ashe1", "--init", "patient"],
                          "is a genome of the ashe2 model"),
-                        (["--preset", "generalist", "--anchored"], "with anchored choose init 'random'")):
+                        (["--preset", "generalist", "--anchored"], "with anchored choose init 'random'"),
+                        (["--preset", "ashe1", "--average-windows", "50"], "give validate_window > 0"),
+                        (["--preset", "ashe1", "--validate-window", "5", "--average-windows", "50,1"],
+                         "distinct whole numbers >= 2"),
+                        (["--preset", "ashe1", "--validate-window", "5", "--average-windows", "9,9"],
+                         "distinct whole numbers >= 2"),
+                        (["--preset", "ashe1", "--validate-window", "5", "--average-windows", "x"],
+                         "comma-separated whole numbers"),
+                        (["--preset", "ashe1", "--validate-window", "5", "--average-windows", "50"],
+                         "give average_floors (or targets)"),
+                        (["--preset", "ashe1", "--average-floors", "1,2,3,4"], "give average_windows"),
+                        (["--preset", "scratch", "--average-floors", "1,2"], "one value per training opponent (5: "),
+                        (["--preset", "scratch", "--average-floors", "1,2,y,4,-"], "'-' for none")):
         r = CliRunner().invoke(main, ["evolve", *args, "--out", str(tmp_path / "x.h5")])
         assert r.exit_code == 2 and match in r.output and "Traceback" not in r.output, (args, r.output)
 
@@ -612,6 +687,10 @@ def test_cli_scratch_preset(tmp_path):
     assert st.anchored and st.read_aggression and st.call_option and st.option_reraise and st.raising_range == 0.5
     assert not (st.read_raises or st.read_reraises or st.lookahead)
     assert np.abs(run.population0).max() <= 0.05 and np.abs(run.population0).max() > 0
+    # its champion: the widest of the last 50, 25, 10 generations' means (here all 2) at Table 2's lower ends
+    lower = [ASHE1_TABLE2[b] - ASHE1_TABLE2_CI[b] for b in TRAINING_BOTS]
+    assert cfg.average_windows == (50, 25, 10) and cfg.floors == (*lower, None)
+    assert list(run.validation["averages"]) == [2] and run.champion_average in (0, 2)
 
 
 def test_a_short_ashe1_run_beats_the_calling_machine(tmp_path):

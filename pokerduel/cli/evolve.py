@@ -67,14 +67,14 @@ def _parse_numbers(text, hint, kind=float):
         raise click.BadParameter(f"{text!r}: expected comma-separated {what}", param_hint=hint) from None
 
 
-def _parse_targets(text):
+def _parse_targets(text, hint="--targets"):
     if text is None:
         return None
     try:
         return tuple(None if x.strip() == "-" else float(x) for x in text.split(","))
     except ValueError:
         raise click.BadParameter(f"{text!r}: expected comma-separated numbers (mBB/hand) or '-' for none",
-                                 param_hint="--targets") from None
+                                 param_hint=hint) from None
 
 
 #: config fields that a command-line option other than their namesake sets
@@ -97,7 +97,9 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
                    "(--validate-window 250 --validate-rule shortfall). scratch: table2's opponents, hands and aim "
                    "from random weights near zero with anchored estimators and refine's mutation (--init random "
                    "--init-range -0.03 0.03 --anchored --read-aggression --call-option --option-reraise "
-                   "--raising-range 0.5).")
+                   "--raising-range 0.5), its champion the mean of the last 50, 25 or 10 generations' champions where "
+                   "that reaches the lower ends of Table 2's intervals (--average-windows 50,25,10 --average-floors "
+                   "996,38379,34670,8153,-).")
 @click.option("--fitness", type=click.Choice(["selector", "ane"]), default="selector", show_default=True,
               help="selector: a top-k selector spends --budget samples on the population; ane: every player "
                    "plays every fixed opponent --deals duplicate deals on common decks, fitness = ASHE 1.0's "
@@ -137,6 +139,16 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
                    "by --validate-rule, is the run's champion.")
 @click.option("--validate-final-matches", type=click.IntRange(min=1), default=20, show_default=True,
               help="Matches of 500 deals (1,000 hands) per finalist and training opponent.")
+@click.option("--average-windows", default=None, metavar="W1,W2,...",
+              help="After validation, the mean genome of the last W generations' champions, for each W in this "
+                   "order (widest first), plays --average-matches matches of 500 deals against each training "
+                   "opponent on fresh decks; the first that reaches every --average-floors value is the run's "
+                   "champion, else the validated one  [default: none].")
+@click.option("--average-floors", default=None, metavar="F1,F2,...",
+              help="Per training opponent (in --opponents order), the mBB/hand an averaged champion must reach "
+                   "('-': no floor)  [default: --targets].")
+@click.option("--average-matches", type=click.IntRange(min=1), default=50, show_default=True,
+              help="Matches of 500 deals per averaged champion and training opponent.")
 @click.option("--pool-weights", nargs=3, type=float, default=(1.0, 1.0, 1.0), show_default=True,
               metavar="POP HALL OPP", help="Weights of the population, hall-of-fame and training-opponent pools "
                                            "in the fitness.")
@@ -226,7 +238,8 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 @click.pass_context
 def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_weights, targets, opponent_deals,
-           validate_window, validate_matches, validate_rule, validate_finalists, validate_final_matches, pool_weights,
+           validate_window, validate_matches, validate_rule, validate_finalists, validate_final_matches,
+           average_windows, average_floors, average_matches, pool_weights,
            deals, matches, population, generations, keep, selector, budget, n0, repeat, lag, lag_thread, refit_every,
            batch, selector_options, seed, hidden, prt_capacity, calling_range, explore, read_raises, read_reraises,
            lookahead, read_aggression, mark_reraises, call_option, anchored, option_range, raising_range,
@@ -250,6 +263,8 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
         opponent_deals=_parse_numbers(opponent_deals, "--opponent-deals", int),
         validate_window=validate_window, validate_matches=validate_matches, validate_rule=validate_rule,
         validate_finalists=validate_finalists, validate_final_matches=validate_final_matches,
+        average_windows=_parse_numbers(average_windows, "--average-windows", int) or (),
+        average_floors=_parse_targets(average_floors, "--average-floors"), average_matches=average_matches,
         population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
         repeat=repeat, lag=lag, refit_every=refit_every, batch=batch, seed=seed, hidden=hidden,
         prt_capacity=prt_capacity,
@@ -316,16 +331,19 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
                + f", budget {cfg.budget:,} duplicate deals/generation")
     if len(score):
         names = run.panel_names
-        c = run.champion_generation
-        last = run.records["panel_mean"][c - 1]
-        ci = run.records["panel_ci"][c - 1]
+        last, ci = run.champion_panel()
         which = "last champion"
-        if run.validation is not None:
+        if run.champion_average:
+            which = (f"the run's champion ({run.champion_label}: the widest of windows "
+                     f"{', '.join(map(str, cfg.average_windows))} at its floors on fresh decks)")
+        elif run.validation is not None:
             n = len(run.validation["generations"])
             among = f"all {n}" if n == run.completed else f"the last {n}"
             by = ", by its shortfall below the targets" if cfg.validate_rule == "shortfall" else ""
             final = (f", then of the first {cfg.validate_finalists} on more decks" if cfg.validate_finalists else "")
-            which = f"the run's champion (generation {c}, the best of {among} on validation decks{final}{by})"
+            none = ", no averaged champion at its floors" if cfg.average_windows else ""
+            which = (f"the run's champion ({run.champion_label}, the best of {among} on validation decks{final}{by}"
+                     f"{none})")
         click.echo(f"{which} on the panel's decks ({cfg.panel_deals:,} duplicate deals per opponent, "
                    "mBB/hand with 95% CI):")
         groups = {"training": run.panel_columns("training"), "held-out": run.panel_columns("heldout")}

@@ -28,16 +28,18 @@ Each generation (``run_evolution``):
 After the last generation, with ``validate_window`` W > 0, the last W generations' champions are re-scored
 on fresh decks against the training opponents and the best becomes **the run's champion** (``validate``;
 ``EvolutionRun.champion``); with ``validate_finalists`` the first few of them are re-scored again, on more
-and longer matches and other fresh decks, and those results alone decide. Without a window, the run's
-champion is the last generation's.
+and longer matches and other fresh decks, and those results alone decide; with ``average_windows`` the mean
+genome of the last W generations' champions replaces it where that reaches the floors on fresh decks
+(``choose_average``). Without a window, the run's champion is the last generation's.
 
 **Seeds.** Everything derives from ``seed`` through ``SeedSequence`` spawn keys: ``(0,)`` the initial
 population, ``(4,)`` the held-out panel players, ``(5,)`` the panel's decks, and per generation ``g``:
 ``(1, g)`` the oracle's decks and player randomness, ``(2, g)`` the selector's generator, ``(3, g)`` the
 reproduction generator, ``(6, g)`` the decks of the fixed-opponent matches of fitness ane; ``(7,)`` the
-champions' validation decks, ``(8,)`` the finalists'. A generation depends only on the seed, the config
-and the population it starts from, so a run resumed from its file continues exactly as an uninterrupted
-run, and the panel's and the fitness matches give the same results on any backend and worker count.
+champions' validation decks, ``(8,)`` the finalists', ``(9,)`` the averaged champions'. A generation
+depends only on the seed, the config and the population it starts from, so a run resumed from its file
+continues exactly as an uninterrupted run, and the panel's and the fitness matches give the same results on
+any backend and worker count.
 
 **File** (format ``pokerduel.evolution`` 1): root attributes ``config`` (JSON, the run's identity),
 ``seed``, ``completed`` (generations done), ``rng_state`` (JSON: the reproduction generator's state after
@@ -59,7 +61,9 @@ fitness ane the sample traces are empty (``fixed_mbb`` holds the whole matrix). 
 ``validate_window`` has a group ``validation``: ``generations`` re-scored, their ``mbb`` against each
 training opponent and ``fitness``, and attribute ``champion`` (the chosen generation); with
 ``validate_finalists`` also the ``finalists`` (generations, in the first stage's order) and their
-``final_mbb`` and ``final_fitness``.
+``final_mbb`` and ``final_fitness``; with ``average_windows`` also ``averages`` (the windows), their
+``average_mbb`` and ``average_fitness``, attribute ``average`` (the window of the run's champion, 0: the
+validated generation's) and, where one was chosen, the averaged champion's ``panel_mean`` and ``panel_ci``.
 """
 
 from __future__ import annotations
@@ -116,7 +120,7 @@ LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "r
                   "common_decks": False, "opponent_weights": None, "matches": 1, "batch": 1, "targets": None,
                   "opponent_deals": None,
                   "validate_window": 0, "validate_matches": 8, "validate_rule": "ane", "validate_finalists": 0,
-                  "validate_final_matches": 20}
+                  "validate_final_matches": 20, "average_windows": [], "average_floors": None, "average_matches": 50}
 #: how ``validate`` ranks the re-scored champions: ``ane`` (the run's fitness: ANE with its targets and opponent
 #: weights) or ``shortfall`` (the smallest worst shortfall below the targets, each in units of its target; ties,
 #: such as every target met, go to the higher ANE)
@@ -160,10 +164,13 @@ PRESETS["table2"] = {**PRESETS["refine"], "targets": (*ASHE1_TABLE2.values(), No
 #: weights near zero, the ``anchors`` player, with each estimator's output a correction to its anchor; ``refine``'s
 #: mutation load; and the reading and valuing settings measured best from random weights: the opponent's raise
 #: share, the call's option with a later pot-size re-raise, and half the raising range (§2, *From random weights:
-#: anchored estimators with the generalist's opponents*)
+#: anchored estimators with the generalist's opponents*); its champion is the mean of the last 50, 25 or 10
+#: generations' champions, the widest that reaches the lower end of Table 2's interval against every bot on
+#: fresh decks (§2, *Averaging the champions*)
 PRESETS["scratch"] = {**{k: v for k, v in PRESETS["table2"].items() if k not in _READER_SETTINGS}, "init": "random",
                       "anchored": True, "read_aggression": True, "call_option": True, "raising_range": 0.5,
-                      "option_reraise": True}
+                      "option_reraise": True, "average_windows": (50, 25, 10),
+                      "average_floors": (*(ASHE1_TABLE2[b] - ASHE1_TABLE2_CI[b] for b in TRAINING_BOTS), None)}
 TIMING_NAMES = ("generation", "selector", "engine", "panel", "reproduction")
 #: the selector when none is given: the hybrid (the core paper's method) on the population alone, POCBAm with
 #: fixed opponents (``--fitness selector`` with ``--opponents`` or ``--hall-of-fame``), where the Thurstone
@@ -287,6 +294,15 @@ class EvolveConfig:
     every training opponent on other fresh decks, and the best of them on those decks alone, by the same
     rule, is the run's champion: a second look at the few that the first stage cannot separate, free of the
     luck that put them first.
+    ``average_windows`` (empty: off; needs ``validate_window``): after validation, the **averaged champions**,
+    each the mean genome of the last W generations' champions (all, if fewer) for W in this order (widest
+    first), play
+    ``average_matches`` matches of ``FINAL_MATCH_DEALS`` deals against every training opponent on fresh decks;
+    the first whose mBB/hand reaches every ``average_floors`` value (per training opponent, None: no floor;
+    default: the targets) is the run's champion, else the validated one (``choose_average``). A run's champions
+    of consecutive generations lie close together, and their mean is a flatter player than any one of them
+    (weight averaging); the floors keep only the averaging that costs nothing the run aims at
+    (``docs/results/evolution.md`` §2, *Averaging the champions*).
     """
 
     population: int = 50
@@ -345,6 +361,9 @@ class EvolveConfig:
     validate_rule: str = "ane"
     validate_finalists: int = 0
     validate_final_matches: int = 20
+    average_windows: tuple = ()
+    average_floors: tuple | None = None
+    average_matches: int = 50
 
     def __post_init__(self):
         K = _check_int(self.population, "population (players per generation)", 3)
@@ -466,6 +485,41 @@ class EvolveConfig:
         if self.fitness == "ane":
             object.__setattr__(self, "budget", self.ane_budget)
 
+    def _check_averaging(self) -> None:
+        """The averaged champions' windows, floors and matches."""
+        w = self.average_windows
+        if isinstance(w, (str, bytes)) or not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+                                                  and x >= 2 for x in w) or len(set(w)) != len(w):
+            raise ValueError(f"average_windows must be distinct whole numbers >= 2 (the last W generations' "
+                             f"champions averaged; at least generations: all of them), got {w!r}")
+        object.__setattr__(self, "average_windows", tuple(int(x) for x in w))
+        _check_int(self.average_matches, "average_matches (matches per averaged champion and opponent)", 1)
+        object.__setattr__(self, "average_matches", int(self.average_matches))
+        f = self.average_floors
+        if f is not None:
+            if isinstance(f, str) or len(f) != len(self.opponents) or not all(x is None or _finite(x) for x in f):
+                raise ValueError(f"average_floors must be one value per training opponent ({len(self.opponents)}: "
+                                 f"{', '.join(self.opponents)}), each a finite number (mBB/hand) or None (no floor), "
+                                 f"got {f!r}")
+            object.__setattr__(self, "average_floors", tuple(None if x is None else float(x) for x in f))
+        if not w:
+            if f is not None:
+                raise ValueError("average_floors applies to the averaged champions: give average_windows")
+            return
+        if not self.validate_window:
+            raise ValueError("average_windows falls back to the validated champion: give validate_window > 0")
+        if all(x is None for x in self.floors):
+            raise ValueError("average_windows keeps an averaged champion only if it reaches floors: give "
+                             "average_floors (or targets) with a number for at least one training opponent")
+
+    @property
+    def floors(self) -> tuple:
+        """Per training opponent, the mBB/hand an averaged champion must reach: ``average_floors``, else the
+        targets (None: no floor)."""
+        if self.average_floors is not None:
+            return self.average_floors
+        return self.targets if self.targets is not None else (None,) * len(self.opponents)
+
     def _check_pools(self) -> None:
         """The fitness mode, the opponent pools and their weights."""
         if self.fitness not in FITNESS_MODES:
@@ -556,6 +610,7 @@ class EvolveConfig:
         if F == 1 or (F and not W):
             raise ValueError(f"validate_finalists re-scores the first of the champions that validate_window "
                              f"re-scores: give 0 (off) or at least 2 with validate_window > 0, got {F}")
+        self._check_averaging()
         if self.selector is None:
             fixed = self.fitness == "selector" and self.n_fixed
             object.__setattr__(self, "selector", DEFAULT_FIXED_SELECTOR if fixed else DEFAULT_SELECTOR)
@@ -644,6 +699,8 @@ class EvolveConfig:
         d["opponent_weights"] = None if self.opponent_weights is None else list(self.opponent_weights)
         d["targets"] = None if self.targets is None else list(self.targets)
         d["opponent_deals"] = None if self.opponent_deals is None else list(self.opponent_deals)
+        d["average_windows"] = list(self.average_windows)
+        d["average_floors"] = None if self.average_floors is None else list(self.average_floors)
         for key, default in LATER_DEFAULTS.items():  # left out at their defaults: older run files compare equal
             if d[key] == default:
                 del d[key]
@@ -665,6 +722,9 @@ class EvolveConfig:
             d["targets"] = tuple(d["targets"])
         if d.get("opponent_deals") is not None:
             d["opponent_deals"] = tuple(d["opponent_deals"])
+        d["average_windows"] = tuple(d.get("average_windows", ()))
+        if d.get("average_floors") is not None:
+            d["average_floors"] = tuple(d["average_floors"])
         if d.get("fitness") == "ane":
             d["budget"] = None   # derived from the deals
         return cls(**d)
@@ -744,7 +804,9 @@ def resolve_opponent(spec: str):
         gen = rest[len("champion"):]
         if gen and not (gen.startswith(":") and gen[1:].isdigit()):
             raise ValueError(f"opponent {spec!r}: expected RUN.h5:champion or RUN.h5:champion:GENERATION")
-        g = int(gen[1:]) if gen else run.champion_generation
+        if not gen:
+            return ashe_player(run.champion, settings, name=spec)
+        g = int(gen[1:])
         if not 1 <= g <= run.completed:
             raise ValueError(f"opponent {spec!r}: {path} has champions of generations 1..{run.completed}")
         return ashe_player(run.records["champion"][g - 1], settings, name=spec)
@@ -806,6 +868,11 @@ def validation_seed(cfg: EvolveConfig) -> int:
 def final_validation_seed(cfg: EvolveConfig) -> int:
     """The ``play_duplicate`` seed of the finalists' validation matches (``validate_finalists``)."""
     return _word(cfg.seed, 8)
+
+
+def average_seed(cfg: EvolveConfig) -> int:
+    """The ``play_duplicate`` seed of the averaged champions' matches (``average_windows``)."""
+    return _word(cfg.seed, 9)
 
 
 # ----------------------------------------------------------------------------------------- selection
@@ -1024,7 +1091,8 @@ def _rescore(cfg: EvolveConfig, players: list, matches: int, match_deals: int, s
 
 
 def validate(cfg: EvolveConfig, champions: list, backend, seed: int | None = None,
-             final_seed: int | None = None, first_stage: dict | None = None) -> dict:
+             final_seed: int | None = None, first_stage: dict | None = None,
+             averages_seed: int | None = None) -> dict:
     """The run's champion among the last ``cfg.validate_window`` generations' ``champions``: each plays
     ``validate_matches`` matches of ``panel_deals`` deals against every training opponent, all on the same
     fresh decks (``seed``; by default ``validation_seed``), and they are ranked by ``cfg.validate_rule``
@@ -1038,6 +1106,9 @@ def validate(cfg: EvolveConfig, champions: list, backend, seed: int | None = Non
     Returns the ``generations`` (1-based) re-scored, their ``mbb`` (mBB/hand, generations x training
     opponents), ``fitness`` (ANE) and the ``champion``'s generation; with finalists also ``finalists``
     (generations, in the first stage's order), ``final_mbb`` and ``final_fitness``.
+
+    With ``average_windows``, the averaged champions are then re-scored on the decks of ``averages_seed``
+    (by default ``average_seed``) and the result has ``choose_average``'s entries too.
 
     ``first_stage``: a stored validation of these champions (its ``generations``, ``mbb`` and ``fitness``, as
     a finished run keeps them) taken as the first stage instead of playing it again."""
@@ -1061,7 +1132,36 @@ def validate(cfg: EvolveConfig, champions: list, backend, seed: int | None = Non
                                 final_seed, backend)
         best = choose_validated(f_mbb, f_fit, cfg.targets, cfg.validate_rule)
         out.update(finalists=gens[first], final_mbb=f_mbb, final_fitness=f_fit, champion=int(gens[first[best]]))
+    if cfg.average_windows:
+        out.update(choose_average(cfg, champions, backend, averages_seed if averages_seed is not None
+                                  else average_seed(cfg)))
     return out
+
+
+def average_genome(champions, window: int) -> np.ndarray:
+    """The mean genome (float32, summed in float64) of the last ``window`` of ``champions`` (genomes, one a
+    generation): a player between them, in the flat region their lineage has explored."""
+    rows = np.asarray(champions[-window:], np.float64)
+    return rows.mean(axis=0).astype(np.float32)
+
+
+def choose_average(cfg: EvolveConfig, champions: list, backend, seed: int) -> dict:
+    """``cfg.average_windows``' averaged champions (``average_genome``) re-scored: each plays
+    ``average_matches`` matches of ``FINAL_MATCH_DEALS`` deals against every training opponent on the decks
+    of ``seed``; the first, in the windows' order, at or above every floor (``cfg.floors``) is chosen.
+
+    A form of the one-standard-error rule: the most averaged (widest) player that still reaches what the run
+    aims at. A window wider than the run averages all its champions (once). Returns ``averages`` (the windows
+    so bounded), ``average_mbb``, ``average_fitness`` and ``average`` (the chosen window, 0 if none reaches the
+    floors)."""
+    windows = np.array(list(dict.fromkeys(min(w, len(champions)) for w in cfg.average_windows)), np.int64)
+    players = [ashe_player(average_genome(champions, w), cfg.settings, name=f"average:{w}") for w in windows]
+    mbb, fitness = _rescore(cfg, players, cfg.average_matches, FINAL_MATCH_DEALS, seed, backend)
+    cols = [j for j, f in enumerate(cfg.floors) if f is not None]
+    floors = np.array([cfg.floors[j] for j in cols], np.float64)
+    reach = np.all(mbb[:, cols] >= floors, axis=1)
+    chosen = int(windows[np.argmax(reach)]) if reach.any() else 0
+    return {"averages": windows, "average_mbb": mbb, "average_fitness": fitness, "average": chosen}
 
 
 # ----------------------------------------------------------------------------------------- the panel
@@ -1109,8 +1209,10 @@ def run_panel(cfg: EvolveConfig, champion: np.ndarray, heldout: np.ndarray, back
 _PER_GEN = ("survivors", "scores", "champion", "samples_used", "decisions", "ml_fraction", "final_ii",
             "final_mode", "ii_trace", "mode_trace", "trace_i", "trace_j", "trace_x", "panel_mean", "panel_ci",
             "origin", "parents", "rate", "sigma", "timing", "fixed_mbb", "hall", "champion_train", "actions")
-#: a finished run's ``validate`` result (the last three only with ``validate_finalists``)
-VALIDATION_RECORDS = ("generations", "mbb", "fitness", "finalists", "final_mbb", "final_fitness")
+#: a finished run's ``validate`` result (``finalists`` to ``final_fitness`` only with ``validate_finalists``,
+#: ``averages`` to ``average_fitness`` only with ``average_windows``, the panel's only if an average was chosen)
+VALIDATION_RECORDS = ("generations", "mbb", "fitness", "finalists", "final_mbb", "final_fitness", "averages",
+                      "average_mbb", "average_fitness", "panel_mean", "panel_ci")
 #: records that files written before fixed opponents existed lack (read as their empty defaults)
 _ADDED = ("fixed_mbb", "hall", "champion_train", "actions")
 
@@ -1133,14 +1235,38 @@ class EvolutionRun:
         return len(self.records["samples_used"])
 
     @property
+    def champion_average(self) -> int:
+        """W if the run's champion is the mean of the last W generations' champions (``average_windows``),
+        else 0."""
+        return int(self.validation.get("average", 0)) if self.validation is not None else 0
+
+    @property
     def champion_generation(self) -> int:
-        """The generation (1-based) of the run's champion: the validated one, else the last."""
+        """The generation (1-based) of the run's champion: the validated one, else the last; for an averaged
+        champion the last of its window."""
+        if self.champion_average:
+            return self.completed
         return int(self.validation["champion"]) if self.validation is not None else self.completed
 
     @property
     def champion(self) -> np.ndarray:
-        """The run's champion's genome (``champion_generation``)."""
+        """The run's champion's genome: ``champion_generation``'s, or the averaged one."""
+        if self.champion_average:
+            return average_genome(self.records["champion"][:self.completed], self.champion_average)
         return self.records["champion"][self.champion_generation - 1]
+
+    @property
+    def champion_label(self) -> str:
+        """The run's champion in words: ``generation G`` or ``the mean of generations A-B's champions``."""
+        w, g = self.champion_average, self.champion_generation
+        return f"the mean of generations {g - w + 1}-{g}'s champions" if w else f"generation {g}"
+
+    def champion_panel(self) -> tuple[np.ndarray, np.ndarray]:
+        """The run's champion's mBB/hand and 95 % half-widths against each panel opponent."""
+        if self.champion_average:
+            return self.validation["panel_mean"], self.validation["panel_ci"]
+        g = self.champion_generation
+        return self.records["panel_mean"][g - 1], self.records["panel_ci"][g - 1]
 
     @property
     def panel_names(self) -> list[str]:
@@ -1201,6 +1327,8 @@ def _write(path, run: EvolutionRun, rng_state: str) -> None:
         if run.validation is not None:
             v = f.create_group("validation")
             v.attrs["champion"] = run.validation["champion"]
+            if "average" in run.validation:
+                v.attrs["average"] = run.validation["average"]
             for name in VALIDATION_RECORDS:
                 if name in run.validation:
                     v.create_dataset(name, data=run.validation[name], fletcher32=True)
@@ -1237,6 +1365,7 @@ def load_run(path) -> EvolutionRun:
             if "validation" in f:
                 v = f["validation"]
                 validation = {"champion": int(v.attrs["champion"]),
+                              **({"average": int(v.attrs["average"])} if "average" in v.attrs else {}),
                               **{name: v[name][()] for name in VALIDATION_RECORDS if name in v}}
             run = EvolutionRun(str(path), cfg, attrs, f["population"][()], f["population0"][()], f["heldout"][()],
                                records, validation)
@@ -1491,6 +1620,9 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
                       "finalists": cfg.validate_finalists,
                       "final_deals": cfg.validate_final_matches * FINAL_MATCH_DEALS})
         run.validation = validate(cfg, champions, backend)
+        if run.validation.get("average"):  # the averaged champion has no generation's panel results: play them
+            mean, ci = run_panel(cfg, run.champion, run.heldout, backend)
+            run.validation.update(panel_mean=mean, panel_ci=ci)
         _write(out, run, rng_state)
     elif done_here == 0 and run.completed == 0:
         _write(out, run, rng_state)

@@ -136,7 +136,7 @@ def plot_evolution(path, out, dpi: int = 120) -> dict:
             ax2.plot(gen, _smooth(y, w), lw=1.2, label=f"{label} (moving mean)")
     if run.validation is not None:
         ax2.axvline(run.champion_generation, color="tab:red", lw=0.8, ls="--",
-                    label=f"the run's champion (generation {run.champion_generation})")
+                    label=f"the run's champion ({run.champion_label})")
     ax2.set_yscale("symlog", linthresh=100)
     ax2.axhline(0, color="k", lw=0.6)
     ax2.set_xlabel("generation")
