@@ -454,6 +454,11 @@ def test_an_averaged_champion_replaces_the_validated_one_where_it_reaches_the_fl
     assert np.array_equal(high["average_mbb"], v["average_mbb"])
     # the floors default to the targets
     assert replace(cfg, average_floors=None, targets=(5.0, None)).floors == (5.0, None)
+    # averaging comes after the last generation: the generations are those of the run without it
+    plain = run_evolution(replace(cfg, average_windows=(), average_floors=None), tmp_path / "plain.h5").run
+    assert all(np.array_equal(plain.records[k], whole.records[k], equal_nan=True) for k in whole.records
+               if k != "timing")
+    assert plain.validation["champion"] == v["champion"] and "averages" not in plain.validation
 
 
 def test_choose_average_takes_the_first_window_at_every_floor(monkeypatch):
