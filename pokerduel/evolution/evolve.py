@@ -296,12 +296,11 @@ class EvolveConfig:
     luck that put them first.
     ``average_windows`` (empty: off; needs ``validate_window``): after validation, the **averaged champions**,
     each the mean genome of the last W generations' champions (all, if fewer) for W in this order (widest
-    first), play
-    ``average_matches`` matches of ``FINAL_MATCH_DEALS`` deals against every training opponent on fresh decks;
-    the first whose mBB/hand reaches every ``average_floors`` value (per training opponent, None: no floor;
-    default: the targets) is the run's champion, else the validated one (``choose_average``). A run's champions
-    of consecutive generations lie close together, and their mean is a flatter player than any one of them
-    (weight averaging); the floors keep only the averaging that costs nothing the run aims at
+    first), play ``average_matches`` matches of ``FINAL_MATCH_DEALS`` deals against every training opponent on
+    fresh decks; the first whose mBB/hand reaches every ``average_floors`` value (per training opponent, None:
+    no floor; default: the targets) is the run's champion, else the validated one (``choose_average``). A
+    run's champions of consecutive generations lie close together, and their mean is a flatter player than any
+    one of them (weight averaging); the floors keep only the averaging that costs nothing the run aims at
     (``docs/results/evolution.md`` §2, *Averaging the champions*).
     """
 
@@ -1252,7 +1251,7 @@ class EvolutionRun:
     def champion(self) -> np.ndarray:
         """The run's champion's genome: ``champion_generation``'s, or the averaged one."""
         if self.champion_average:
-            return average_genome(self.records["champion"][:self.completed], self.champion_average)
+            return average_genome(self.records["champion"], self.champion_average)
         return self.records["champion"][self.champion_generation - 1]
 
     @property
