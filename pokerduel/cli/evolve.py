@@ -26,6 +26,9 @@ class _Progress:
         if "validating" in info:
             final = (f"; then the first {info['finalists']} on {info['final_deals']:,} more"
                      if info["finalists"] else "")
+            if info.get("averages"):
+                final += (f"; then the means of the last {', '.join(map(str, info['averages']))} generations' "
+                          f"champions on {info['average_deals']:,}")
             self.stream.write(f"choosing the run's champion: the last {info['validating']} generations' champions, "
                               f"{info['deals']:,} duplicate deals against each training opponent{final}\n")
             self.stream.flush()
@@ -318,6 +321,7 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
             "final_panel_score": float(score[-1]) if len(score) else None,
             "best_panel_score": float(score.max()) if len(score) else None,
             "champion_generation": run.champion_generation if run.completed else None,
+            "champion_average": run.champion_average if run.completed else None,
             "backend": runner.describe(),
             **({"evaluation_hands_per_second": float(hands_per_s)} if cfg.fitness == "ane"
                else {"selector_overhead": float(overhead)})}

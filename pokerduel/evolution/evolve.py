@@ -1617,7 +1617,8 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
         if progress is not None:
             progress({"validating": cfg.validate_window, "deals": cfg.validate_matches * cfg.panel_deals,
                       "finalists": cfg.validate_finalists,
-                      "final_deals": cfg.validate_final_matches * FINAL_MATCH_DEALS})
+                      "final_deals": cfg.validate_final_matches * FINAL_MATCH_DEALS,
+                      "averages": list(cfg.average_windows), "average_deals": cfg.average_matches * FINAL_MATCH_DEALS})
         run.validation = validate(cfg, champions, backend)
         if run.validation.get("average"):  # the averaged champion has no generation's panel results: play them
             mean, ci = run_panel(cfg, run.champion, run.heldout, backend)
