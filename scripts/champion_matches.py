@@ -124,8 +124,8 @@ def main(argv=None) -> int:
                 if zeros:
                     player = (settings, np.zeros(settings.genome_size, np.float32))
                 elif window:
-                    if not window.isdigit() or not 1 <= int(window) <= run.completed:
-                        ap.error(f"{file} has {run.completed} generations' champions to average, not {window}")
+                    if not window.isdigit() or int(window) < 1:  # wider than the run: all its champions
+                        ap.error(f"{path}: expected RUN.h5:average:W with a whole number W >= 1")
                     player = (settings, average_genome(run.records["champion"], int(window)))
                 elif generation:
                     g = int(generation)

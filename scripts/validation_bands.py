@@ -75,7 +75,9 @@ def main(argv=None) -> int:
             v = x[:, i, j][np.isfinite(x[:, i, j])]
             cells.append("{:+,.0f} ± {:,.0f}".format(*interval(over_runs(v))) if len(v) else "")
         print(f"| {lo}-{hi} | " + " | ".join(cells) + " |")
-    print("\nchosen generations: " + ", ".join(str(run.champion_generation) for run in runs))
+    print("\nchosen generations: " + ", ".join(
+        f"the mean of the last {run.champion_average}" if run.champion_average else str(run.champion_generation)
+        for run in runs))
     return 0
 
 

@@ -26,6 +26,7 @@ from pokerduel.evolution.evolve import (
     LAG_BATCHES,
     ConfigMismatch,
     EvolveConfig,
+    average_genome,
     frozen_genes,
     generation_oracle,
     heldout_players,
@@ -658,6 +659,19 @@ def test_validate_champions_chooses_what_a_validate_window_would_have(tmp_path, 
         with pytest.raises(SystemExit) as err:
             script("validate_champions").main([str(tmp_path / "v.h5"), "--window", "2", *bad])
         assert err.value.code == 2
+    # averaged champions on the run's own averaging decks: what a run with average_windows stores
+    avg = run_evolution(tiny(**base, validate_window=2, validate_matches=2, average_windows=(3, 2),
+                             average_floors=(-1e9, None), average_matches=1), tmp_path / "a.h5").run.validation
+    assert script("validate_champions").main(
+        [str(tmp_path / "v.h5"), "--window", "2", "--matches", "2", "--average-windows", "3,2",
+         "--average-floors=-1e9,none", "--average-matches", "1", "--workers", "1", "--json", str(out)]) == 0
+    (r,) = json.loads(out.read_text())["results"]
+    assert r["average"] == avg["average"] == 3 and r["averages"] == [3, 2]
+    assert np.allclose(r["average_mbb"], avg["average_mbb"])
+    for bad in (["--average-windows", "3,x"], ["--average-windows", "1"], ["--average-floors", "1,2"]):
+        with pytest.raises(SystemExit) as err:
+            script("validate_champions").main([str(tmp_path / "v.h5"), "--window", "2", *bad])
+        assert err.value.code == 2
 
 
 def test_champion_matches_plays_hand_made_and_all_zero_genomes(tmp_path, script):
@@ -684,6 +698,15 @@ def test_champion_matches_plays_hand_made_and_all_zero_genomes(tmp_path, script)
     player = ashe_player(np.zeros(settings.genome_size, np.float32), settings)
     expected = [play_duplicate(player, "calling-machine", 20, s).mbb_per_hand()[0] for s in cm.match_seeds(3, 2)]
     assert json.loads(out.read_text())["results"][zeros]["calling-machine"]["matches"] == expected
+    mean = f"{tmp_path / 'r.h5'}:average:5"  # RUN.h5:average:W, the mean of the last W champions (here all)
+    assert cm.main([mean, "--opponents", "calling-machine", "--matches", "2", "--deals", "20", "--seed", "3",
+                    "--workers", "1", "--json", str(out)]) == 0
+    player = ashe_player(average_genome(load_run(tmp_path / "r.h5").records["champion"], 5), settings)
+    expected = [play_duplicate(player, "calling-machine", 20, s).mbb_per_hand()[0] for s in cm.match_seeds(3, 2)]
+    assert json.loads(out.read_text())["results"][mean]["calling-machine"]["matches"] == expected
+    with pytest.raises(SystemExit) as err:
+        cm.main([f"{tmp_path / 'r.h5'}:average:x", "--matches", "2"])
+    assert err.value.code == 2
 
 
 def test_mutation_damage_perturbs_a_runs_champion_with_its_settings(tmp_path, script, capsys):
