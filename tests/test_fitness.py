@@ -696,6 +696,14 @@ def test_cli_scratch_preset(tmp_path):
     lower = [ASHE1_TABLE2[b] - ASHE1_TABLE2_CI[b] for b in TRAINING_BOTS]
     assert cfg.average_windows == (50, 25, 10) and cfg.floors == (*lower, None)
     assert list(run.validation["averages"]) == [2] and run.champion_average in (0, 2)
+    r = CliRunner().invoke(main, ["evolve", "--preset", "scratch", "--population", "4", "--keep", "2",
+                                  "--generations", "2", "--hall-of-fame", "1", "--deals", "2",
+                                  "--opponent-deals", "2,2,2,2,2", "--average-windows", "none", "--panel-deals", "2",
+                                  "--panel-bots", "random", "--prt-capacity", "64", "--backend", "serial",
+                                  "--out", str(tmp_path / "n.h5")])
+    assert r.exit_code == 0, r.output
+    off = load_run(tmp_path / "n.h5")
+    assert off.config.average_windows == () and off.config.average_floors is None and "averages" not in off.validation
 
 
 def test_a_short_ashe1_run_beats_the_calling_machine(tmp_path):

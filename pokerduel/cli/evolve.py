@@ -146,7 +146,7 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
               help="After validation, the mean genome of the last W generations' champions, for each W in this "
                    "order (widest first), plays --average-matches matches of 500 deals against each training "
                    "opponent on fresh decks; the first that reaches every --average-floors value is the run's "
-                   "champion, else the validated one  [default: none].")
+                   "champion, else the validated one ('none': off)  [default: none].")
 @click.option("--average-floors", default=None, metavar="F1,F2,...",
               help="Per training opponent (in --opponents order), the mBB/hand an averaged champion must reach "
                    "('-': no floor)  [default: --targets].")
@@ -266,7 +266,8 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
         opponent_deals=_parse_numbers(opponent_deals, "--opponent-deals", int),
         validate_window=validate_window, validate_matches=validate_matches, validate_rule=validate_rule,
         validate_finalists=validate_finalists, validate_final_matches=validate_final_matches,
-        average_windows=_parse_numbers(average_windows, "--average-windows", int) or (),
+        average_windows=() if average_windows in (None, "none") else _parse_numbers(average_windows,
+                                                                                   "--average-windows", int),
         average_floors=_parse_targets(average_floors, "--average-floors"), average_matches=average_matches,
         population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
         repeat=repeat, lag=lag, refit_every=refit_every, batch=batch, seed=seed, hidden=hidden,
@@ -283,6 +284,8 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
         **({} if panel_bots is None else {"panel_bots": split_specs(panel_bots)}))
     given = {name for name in ctx.params if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT}
     options.update({k: v for k, v in ev.PRESETS.get(preset, {}).items() if _PARAM.get(k, k) not in given})
+    if not options["average_windows"] and "average_floors" not in given:  # --average-windows none: no floors either
+        options["average_floors"] = None
     try:
         cfg = ev.config_from_options(selector_options=_parse_options(selector_options), **options)
     except ValueError as err:
