@@ -65,6 +65,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.window < 1 or args.matches < 1:
         ap.error("--window and --matches must be at least 1")
+
     def numbers(text, name):
         if text is None:
             return None
