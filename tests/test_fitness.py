@@ -41,7 +41,7 @@ from pokerduel.infra.parallel import SerialBackend, get_backend
 from pokerduel.play.matches import deal_strengths, play_duplicate
 from pokerduel.play.populations import new_population
 from pokerduel.players.ashe import HEADER
-from pokerduel.players.base import TRAINING_BOTS
+from pokerduel.players.base import TRAINING_BOTS, make_player
 from pokerduel.players.genomes import (
     AsheSettings,
     ashe_player,
@@ -337,6 +337,7 @@ def test_opponent_specs_of_run_and_population_files(tmp_path):
     assert np.array_equal(champ.params[HEADER:], run.records["champion"][-1].astype(np.float64))
     first = resolve_opponent(f"{tmp_path}/r.h5:champion:1")
     assert np.array_equal(first.params[HEADER:], run.records["champion"][0].astype(np.float64))
+    assert np.array_equal(make_player(f"{tmp_path}/r.h5:champion:1").params, first.params)
     member = resolve_opponent(f"{tmp_path}/r.h5:2")
     assert np.array_equal(member.params[HEADER:], run.population[2].astype(np.float64))
     for bad in (f"{tmp_path}/r.h5:champion:3", f"{tmp_path}/r.h5:9", "nobody"):

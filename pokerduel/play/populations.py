@@ -112,7 +112,8 @@ def _resolve_spec(spec: str) -> Player | None:
     neither are those of another pokerduel result file (an evolution run's, resolved by ``evolve``)."""
     if ":" not in spec:
         return None
-    fmt = file_format(spec.rpartition(":")[0])
+    head, sep, _ = spec.partition(".h5:")  # RUN.h5:champion:G names its file before the first ":"
+    fmt = file_format(head + ".h5" if sep else spec.rpartition(":")[0])
     return None if fmt not in (None, FORMAT) else player_from_spec(spec)
 
 
