@@ -7,7 +7,7 @@ can do well in most matches and fall into a losing pattern for a whole match in 
 ``--deals`` deals (memories fresh for every match, deck seeds spawned from ``--seed``) against each
 opponent and reports the mean over matches with a 95% t interval, the worst match, and the share of
 matches the champion lost. ``--explore`` plays the champions with that exploration share instead of their
-run's (``docs/players.md``, *Exploration*). Twenty matches leave a champion's interval against the Hothead
+run's (``docs/players.md``, *Exploration*), and ``--raising-range`` with that raising range (*The raising range*). Twenty matches leave a champion's interval against the Hothead
 Maniac at about ±780 to ±2,630 mBB/hand, 400 at ±250 to ±550: to tell whether it reaches Table 2, use a few
 hundred (``docs/results/evolution.md`` §2, *Measured precisely*).
 
@@ -89,6 +89,8 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--explore", type=float, default=None,
                     help="play the champions with this exploration share (default: their run's)")
+    ap.add_argument("--raising-range", type=float, default=None,
+                    help="play the champions with this raising range (default: their run's)")
     ap.add_argument("--lookahead", action="store_true",
                     help="play the hand-made players with the lookahead setting, as the refine and table2 presets "
                          "evolve from them")
@@ -104,8 +106,8 @@ def main(argv=None) -> int:
     with get_backend("multiprocess", workers=args.workers) as backend:
         for path in args.runs:
             if path in HANDMADE:
-                if args.explore is not None:
-                    ap.error("--explore applies to run files' champions, not to hand-made players")
+                if args.explore is not None or args.raising_range is not None:
+                    ap.error("--explore and --raising-range apply to run files' champions, not to hand-made players")
                 settings = replace(handmade_settings(path), lookahead=args.lookahead)
                 player = (settings, HANDMADE[path](settings))
             else:
@@ -115,12 +117,13 @@ def main(argv=None) -> int:
                 file, _, generation = path.removesuffix(":zeros").partition(":champion:")  # RUN.h5:champion:G
                 file, _, window = file.partition(":average:")  # RUN.h5:average:W
                 run = load_run(file)
-                settings = run.config.settings
-                if args.explore is not None:
-                    try:
-                        settings = replace(settings, explore=args.explore)
-                    except ValueError as err:
-                        ap.error(str(err))
+                # the run's champion plays as the run chose (its raising range); the others with the run's settings
+                settings = run.config.settings if zeros or window or generation else run.champion_settings
+                overrides = {"explore": args.explore, "raising_range": args.raising_range}
+                try:
+                    settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
+                except ValueError as err:
+                    ap.error(str(err))
                 if zeros:
                     player = (settings, np.zeros(settings.genome_size, np.float32))
                 elif window:
@@ -140,7 +143,8 @@ def main(argv=None) -> int:
                       f"{100 * r['lost']:.0f} % |", flush=True)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"deals": args.deals, "seed": args.seed, "explore": args.explore, "lookahead": args.lookahead,
+            json.dump({"deals": args.deals, "seed": args.seed, "explore": args.explore,
+                       "raising_range": args.raising_range, "lookahead": args.lookahead,
                        "results": out}, f, indent=1)
     return 0
 

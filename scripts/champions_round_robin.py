@@ -26,7 +26,6 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 from pokerduel.evolution.evolve import load_run  # noqa: E402
 from pokerduel.infra.parallel import get_backend  # noqa: E402
 from pokerduel.play.matches import play_duplicate  # noqa: E402
-from pokerduel.players.genomes import ashe_player  # noqa: E402
 
 #: the seed of the head-to-head decks (no run trains on it; ``evolution_champions.TEST_SEED`` + 1)
 SEED = 909_090_910
@@ -54,8 +53,7 @@ def main(argv=None) -> int:
             run = load_run(path)
             mode = name or Path(path).parent.name
             names.append((mode, Path(path).stem))
-            players.append(ashe_player(run.champion, run.config.settings,
-                                       name=f"{mode}/{Path(path).stem}"))
+            players.append(run.champion_player(name=f"{mode}/{Path(path).stem}"))
     n = len(players)
     if n < 2:
         raise SystemExit("need at least two run files")

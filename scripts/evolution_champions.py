@@ -35,7 +35,6 @@ from pokerduel.evolution.evolve import PRESETS, config_from_options, load_run, r
 from pokerduel.infra.parallel import get_backend  # noqa: E402
 from pokerduel.play.matches import play_duplicate  # noqa: E402
 from pokerduel.players.base import HELDOUT_BOTS, TRAINING_BOTS  # noqa: E402
-from pokerduel.players.genomes import ashe_player  # noqa: E402
 
 #: the seed of the test decks: no run trains on it (runs draw their decks from SeedSequence children)
 TEST_SEED = 909_090_909
@@ -104,7 +103,7 @@ def run_summary(path: str) -> dict:
 
 def test_champion(path: str, versus: list[str], deals: int) -> dict:
     run = load_run(path)
-    champ = ashe_player(run.champion, run.config.settings, name=f"{Path(path).stem}:champion")
+    champ = run.champion_player(name=f"{Path(path).stem}:champion")
     out = {}
     for opp in (*TRAINING_BOTS, *HELDOUT_BOTS, *versus):
         if opp.startswith(str(path)):

@@ -9,7 +9,9 @@ run's targets; with ``--finalists`` the first few are re-scored on ``--final-mat
 deals on other fresh decks, and those results alone decide (``--reuse-first-stage``: the first stage as the run
 stored it, only the finalists played); with ``--average-windows`` the mean genomes of the last W generations'
 champions are re-scored on ``--average-matches`` matches of 500 deals, and the first at every floor
-(``--average-floors``, by default the run's or its targets) replaces the chosen generation (``evolve.choose_average``).
+(``--average-floors``, by default the run's or its targets) replaces the chosen generation (``evolve.choose_average``);
+with ``--champion-raising-ranges`` the champion so chosen then plays at each of those raising ranges on
+``--average-matches`` matches of 500 deals, and keeps the first at every floor (``evolve.choose_raising_range``).
 Only training opponents are used: the held-out panel stays out of every choice. This script does that for runs
 finished without these options, or again with other ones, and prints the choice; the run file is not changed.
 
@@ -18,6 +20,8 @@ finished without these options, or again with other ones, and prints the choice;
     python scripts/validate_champions.py runs/ashe1/seed*.h5 --window 250 --rule shortfall --targets 998.6,40368,36158,9800
     python scripts/validate_champions.py runs/scratch/seed*.h5 --window 250 --reuse-first-stage \
         --average-windows 50,25,10 --average-floors 996,38379,34670,8153,none
+    python scripts/validate_champions.py runs/scratch/seed*.h5 --window 250 --reuse-first-stage \
+        --average-windows 50,25,10 --average-floors 996,38379,34670,8153,none --champion-raising-ranges 1,0.75,0.6
     python scripts/champion_matches.py runs/table2/seed3.h5:champion:G    # then test the chosen champion
     python scripts/champion_matches.py runs/scratch/seed3.h5:average:50   # or an averaged one
 """
@@ -60,6 +64,11 @@ def main(argv=None) -> int:
                     help="matches of 500 deals per averaged champion and opponent (default: the run's)")
     ap.add_argument("--average-seed", type=int, default=None,
                     help="deck seed of the averaged champions' matches (default: the run's)")
+    ap.add_argument("--champion-raising-ranges", default=None,
+                    help="comma-separated raising ranges (widest first) to try the chosen champion at ('none': off; "
+                         "default: the run's)")
+    ap.add_argument("--raising-seed", type=int, default=None,
+                    help="deck seed of the champion's matches at those raising ranges (default: the run's)")
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--json", default=None, help="write every champion's results here")
     args = ap.parse_args(argv)
@@ -82,6 +91,13 @@ def main(argv=None) -> int:
             windows = tuple(int(w) for w in args.average_windows.split(","))
         except ValueError:
             ap.error(f"--average-windows takes comma-separated whole numbers, got {args.average_windows!r}")
+    ranges = None
+    if args.champion_raising_ranges is not None:
+        try:
+            ranges = () if args.champion_raising_ranges == "none" else tuple(
+                float(r) for r in args.champion_raising_ranges.split(","))
+        except ValueError:
+            ap.error(f"--champion-raising-ranges takes comma-separated numbers, got {args.champion_raising_ranges!r}")
     results = []
     print("| run | chosen generation | its mBB/hand per training opponent | the last champion's |")
     print("|---|---|---|---|")
@@ -92,7 +108,7 @@ def main(argv=None) -> int:
                 given = {"validate_rule": args.rule, "validate_finalists": args.finalists,
                          "validate_final_matches": args.final_matches, "targets": targets,
                          "average_windows": windows, "average_floors": floors,
-                         "average_matches": args.average_matches}
+                         "average_matches": args.average_matches, "champion_raising_ranges": ranges}
                 cfg = replace(run.config, validate_window=args.window, validate_matches=args.matches,
                               **{k: v for k, v in given.items() if v is not None})
             except ValueError as err:
@@ -105,7 +121,7 @@ def main(argv=None) -> int:
                 first = run.validation
             try:
                 v = validate(cfg, list(run.records["champion"]), backend, args.seed, first_stage=first,
-                             averages_seed=args.average_seed)
+                             averages_seed=args.average_seed, ranges_seed=args.raising_seed)
             except ValueError as err:
                 ap.error(f"{path}: {err}")
             b = list(v["generations"]).index(v["champion"])
@@ -118,17 +134,23 @@ def main(argv=None) -> int:
                 choice = f"average:{v['average']} (else {v['champion']})"
                 row = v["average_mbb"][list(v["averages"]).index(v["average"])]
                 cells[0] = " / ".join(f"{x:+,.0f}" for x in row) + " (averages' decks)"
+            if "raising_ranges" in v and v["raising_range"] != cfg.raising_range:
+                choice = f"{choice} at raising range {v['raising_range']:g}"
+                row = v["raising_mbb"][list(v["raising_ranges"]).index(v["raising_range"])]
+                cells[0] = " / ".join(f"{x:+,.0f}" for x in row) + " (raising ranges' decks)"
             print(f"| {path} | {choice} | {cells[0]} | {cells[1]} |", flush=True)
             results.append({"run": path, "opponents": list(cfg.opponents), "rule": cfg.validate_rule,
                             "targets": None if cfg.targets is None else list(cfg.targets),
                             "champion": v["champion"], "average": v.get("average", 0),
+                            "raising_range": v.get("raising_range", cfg.raising_range),
                             **{k: v[k].tolist() for k in VALIDATION_RECORDS if k in v}})
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"seed": args.seed, "window": args.window, "matches": args.matches, "rule": args.rule,
                        "finalists": args.finalists, "final_matches": args.final_matches,
                        "average_windows": windows, "average_floors": floors, "average_matches": args.average_matches,
-                       "average_seed": args.average_seed, "results": results},
+                       "average_seed": args.average_seed, "champion_raising_ranges": ranges,
+                       "raising_seed": args.raising_seed, "results": results},
                       f, indent=1)
     return 0
 

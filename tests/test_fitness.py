@@ -28,6 +28,7 @@ from pokerduel.evolution.evolve import (
     hall_members,
     initial_population,
     load_run,
+    raising_seed,
     rank_validated,
     resolve_opponent,
     run_evolution,
@@ -40,7 +41,7 @@ from pokerduel.evolution.fitness import ane, chips_of, earnings_matrix, mbb_per_
 from pokerduel.infra.parallel import SerialBackend, get_backend
 from pokerduel.play.matches import deal_strengths, play_duplicate
 from pokerduel.play.populations import new_population
-from pokerduel.players.ashe import HEADER
+from pokerduel.players.ashe import HEADER, P_RAISING_RANGE
 from pokerduel.players.base import TRAINING_BOTS, make_player
 from pokerduel.players.genomes import (
     AsheSettings,
@@ -480,6 +481,62 @@ def test_choose_average_takes_the_first_window_at_every_floor(monkeypatch):
     assert evolve.choose_average(cfg, champions, None, 0)["average"] == 0
 
 
+def test_the_champion_plays_at_the_first_raising_range_at_every_floor(tmp_path):
+    """With champion_raising_ranges the run's champion, once chosen, plays average_matches matches of
+    FINAL_MATCH_DEALS deals against every training opponent at each raising range (its own decks); it plays at
+    the first at every floor (its panel results, RUN.h5:champion, its label), also in a resumed run; at floors
+    none reaches it keeps the run's raising range, and the generations are those of the run without it."""
+    cfg = EvolveConfig(**{**TINY_ANE, "anchored": True, "raising_range": 0.25, "validate_window": 3,
+                          "validate_matches": 1, "average_floors": (-1e9, None), "average_matches": 2,
+                          "champion_raising_ranges": (1.0, 0.5)})
+    whole = run_and_resume(cfg, tmp_path, stop_after=3)
+    v = whole.validation
+    assert list(v["raising_ranges"]) == [1.0, 0.5] and v["raising_range"] == 1.0
+    per, seed = FINAL_MATCH_DEALS, raising_seed(cfg)
+    assert seed not in (validation_seed(cfg), average_seed(cfg), *(ane_seed(cfg, g) for g in range(4)))
+    champion = whole.records["champion"][v["champion"] - 1]
+    assert np.array_equal(whole.champion, champion)
+    e = np.array([[sum(play_duplicate(ashe_player(champion, replace(cfg.settings, raising_range=r)), o, per, seed,
+                                      first_deal=m * per).hand_payoffs.sum() for m in range(2))
+                   for o in training_opponents(cfg)] for r in (1.0, 0.5)])
+    assert np.allclose(v["raising_mbb"], e / (4 * per) / BIG_BLIND * 1000)
+    settings = replace(cfg.settings, raising_range=1.0)
+    assert whole.champion_settings == settings and whole.champion_label == f"generation {v['champion']} at raising range 1"
+    mean, ci = run_panel(cfg, champion, whole.heldout, SerialBackend(), settings)
+    assert np.array_equal(whole.champion_panel()[0], mean) and np.array_equal(whole.champion_panel()[1], ci)
+    player = resolve_opponent(f"{tmp_path}/whole.h5:champion")
+    assert player.params[P_RAISING_RANGE] == 1.0 and np.array_equal(player.params[HEADER:], champion.astype(np.float64))
+    assert resolve_opponent(f"{tmp_path}/whole.h5:champion:{v['champion']}").params[P_RAISING_RANGE] == 0.25
+    # floors above every result: the run's raising range, and the panel results are the generation's
+    high = replace(cfg, average_floors=(None, 1e9))
+    run = run_evolution(high, tmp_path / "high.h5").run
+    assert run.validation["raising_range"] == 0.25 and run.champion_settings == cfg.settings
+    assert np.array_equal(run.validation["raising_mbb"], v["raising_mbb"]) and "panel_mean" not in run.validation
+    assert run.champion_label == f"generation {v['champion']}"
+    plain = run_evolution(replace(cfg, champion_raising_ranges=(), average_floors=None), tmp_path / "plain.h5").run
+    assert all(np.array_equal(plain.records[k], whole.records[k], equal_nan=True) for k in whole.records
+               if k != "timing")
+    assert plain.validation["champion"] == v["champion"] and "raising_range" not in plain.validation
+
+
+def test_choose_raising_range_takes_the_first_at_every_floor(monkeypatch):
+    """The choice alone, on results set by hand: the order given (not the width) decides, a result equal to
+    its floor reaches it, and with none at its floors the run's own raising range stays."""
+    from pokerduel.evolution import evolve
+
+    cfg = EvolveConfig(**{**TINY_ANE, "anchored": True, "raising_range": 0.5, "validate_window": 2,
+                          "average_floors": (100.0, None), "champion_raising_ranges": (0.75, 1.0, 0.6)})
+    rows = {0.75: [99.0, 0.0], 1.0: [100.0, -9e9], 0.6: [500.0, 0.0]}
+    monkeypatch.setattr(evolve, "_rescore", lambda cfg, players, *a: (
+        np.array([rows[p.params[P_RAISING_RANGE]] for p in players]), np.zeros(len(players))))
+    genome = np.zeros(cfg.settings.genome_size, np.float32)
+    assert evolve.choose_raising_range(cfg, genome, None, 0)["raising_range"] == 1.0
+    rows[1.0][0] = 99.9
+    assert evolve.choose_raising_range(cfg, genome, None, 0)["raising_range"] == 0.6
+    rows[0.6][0] = 0.0
+    assert evolve.choose_raising_range(cfg, genome, None, 0)["raising_range"] == 0.5
+
+
 def test_validate_ranks_by_the_configured_rule(tmp_path, monkeypatch):
     """``validate`` hands its re-scored results, the run's targets and its ``validate_rule`` to
     ``rank_validated`` and makes the first row of its order the champion (a tiny run's champions all play
@@ -586,6 +643,12 @@ def test_cli_preset_and_usage_errors(tmp_path):
                         (["--preset", "ashe1", "--validate-window", "5", "--average-windows", "50"],
                          "give average_floors (or targets)"),
                         (["--preset", "ashe1", "--average-floors", "1,2,3,4"], "give average_windows"),
+                        (["--preset", "scratch", "--champion-raising-ranges", "0.5"], "in (0.5, 1] (wider than"),
+                        (["--preset", "scratch", "--champion-raising-ranges", "1,1"], "distinct numbers"),
+                        (["--preset", "scratch", "--champion-raising-ranges", "1,x"], "comma-separated numbers"),
+                        (["--preset", "table2", "--champion-raising-ranges", "1"], "give anchored"),
+                        (["--preset", "scratch", "--validate-window", "0", "--validate-rule", "ane", "--average-windows", "none",
+                          "--champion-raising-ranges", "1"], "give validate_window > 0"),
                         (["--preset", "scratch", "--average-floors", "1,2"], "one value per training opponent (5: "),
                         (["--preset", "scratch", "--average-floors", "1,2,y,4,-"], "'-' for none")):
         r = CliRunner().invoke(main, ["evolve", *args, "--out", str(tmp_path / "x.h5")])

@@ -29,6 +29,9 @@ class _Progress:
             if info.get("averages"):
                 final += (f"; then the means of the last {', '.join(map(str, info['averages']))} generations' "
                           f"champions on {info['average_deals']:,}")
+            if info.get("raising_ranges"):
+                final += (f"; then the champion at raising ranges {', '.join(map(str, info['raising_ranges']))} on "
+                          f"{info['average_deals']:,}")
             self.stream.write(f"choosing the run's champion: the last {info['validating']} generations' champions, "
                               f"{info['deals']:,} duplicate deals against each training opponent{final}\n")
             self.stream.flush()
@@ -151,7 +154,12 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
               help="Per training opponent (in --opponents order), the mBB/hand an averaged champion must reach "
                    "('-': no floor)  [default: --targets].")
 @click.option("--average-matches", type=click.IntRange(min=1), default=50, show_default=True,
-              help="Matches of 500 deals per averaged champion and training opponent.")
+              help="Matches of 500 deals per averaged champion (or raising range) and training opponent.")
+@click.option("--champion-raising-ranges", default=None, metavar="R1,R2,...",
+              help="With --anchored: the run's champion, once chosen, plays --average-matches matches of 500 deals "
+                   "against each training opponent on fresh decks at each of these raising ranges in this order "
+                   "(widest first, each wider than --raising-range), and keeps the first that reaches every "
+                   "--average-floors value, else the run's own ('none': off)  [default: none].")
 @click.option("--pool-weights", nargs=3, type=float, default=(1.0, 1.0, 1.0), show_default=True,
               metavar="POP HALL OPP", help="Weights of the population, hall-of-fame and training-opponent pools "
                                            "in the fitness.")
@@ -242,7 +250,7 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
 @click.pass_context
 def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_weights, targets, opponent_deals,
            validate_window, validate_matches, validate_rule, validate_finalists, validate_final_matches,
-           average_windows, average_floors, average_matches, pool_weights,
+           average_windows, average_floors, average_matches, champion_raising_ranges, pool_weights,
            deals, matches, population, generations, keep, selector, budget, n0, repeat, lag, lag_thread, refit_every,
            batch, selector_options, seed, hidden, prt_capacity, calling_range, explore, read_raises, read_reraises,
            lookahead, read_aggression, mark_reraises, call_option, anchored, option_range, raising_range,
@@ -269,6 +277,8 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
         average_windows=() if average_windows in (None, "none") else _parse_numbers(average_windows,
                                                                                    "--average-windows", int),
         average_floors=_parse_targets(average_floors, "--average-floors"), average_matches=average_matches,
+        champion_raising_ranges=() if champion_raising_ranges in (None, "none") else _parse_numbers(
+            champion_raising_ranges, "--champion-raising-ranges"),
         population=population, generations=generations, keep=keep, selector=selector, budget=budget, n0=n0,
         repeat=repeat, lag=lag, refit_every=refit_every, batch=batch, seed=seed, hidden=hidden,
         prt_capacity=prt_capacity,
@@ -284,7 +294,8 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
         **({} if panel_bots is None else {"panel_bots": split_specs(panel_bots)}))
     given = {name for name in ctx.params if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT}
     options.update({k: v for k, v in ev.PRESETS.get(preset, {}).items() if _PARAM.get(k, k) not in given})
-    if not options["average_windows"] and "average_floors" not in given:  # --average-windows none: no floors either
+    if not (options["average_windows"] or options["champion_raising_ranges"]) and "average_floors" not in given:
+        # --average-windows none (and no raising ranges): no floors either
         options["average_floors"] = None
     try:
         cfg = ev.config_from_options(selector_options=_parse_options(selector_options), **options)
@@ -325,6 +336,7 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
             "best_panel_score": float(score.max()) if len(score) else None,
             "champion_generation": run.champion_generation if run.completed else None,
             "champion_average": run.champion_average if run.completed else None,
+            "champion_raising_range": run.champion_settings.raising_range if run.completed else None,
             "backend": runner.describe(),
             **({"evaluation_hands_per_second": float(hands_per_s)} if cfg.fitness == "ane"
                else {"selector_overhead": float(overhead)})}
@@ -353,6 +365,11 @@ def evolve(ctx, preset, fitness, opponents, hall_of_fame, hall_policy, opponent_
                      f"{none})")
         click.echo(f"{which} on the panel's decks ({cfg.panel_deals:,} duplicate deals per opponent, "
                    "mBB/hand with 95% CI):")
+        if cfg.champion_raising_ranges:
+            rho, tried = run.champion_settings.raising_range, ", ".join(f"{r:g}" for r in cfg.champion_raising_ranges)
+            click.echo(f"  raising range {rho:g}: " + (f"the widest of {tried} at its floors on fresh decks"
+                                                        if rho != cfg.raising_range else
+                                                        f"the run's, none of {tried} at its floors on fresh decks"))
         groups = {"training": run.panel_columns("training"), "held-out": run.panel_columns("heldout")}
         groups["other"] = np.array([c for c in range(len(names)) if not any(c in g for g in groups.values())])
         for label, cols in groups.items():

@@ -30,13 +30,16 @@ on fresh decks against the training opponents and the best becomes **the run's c
 ``EvolutionRun.champion``); with ``validate_finalists`` the first few of them are re-scored again, on more
 and longer matches and other fresh decks, and those results alone decide; with ``average_windows`` the mean
 genome of the last W generations' champions replaces it where that reaches the floors on fresh decks
-(``choose_average``). Without a window, the run's champion is the last generation's.
+(``choose_average``); with ``champion_raising_ranges`` the champion then plays at the widest of those raising
+ranges that reaches the floors on other fresh decks (``choose_raising_range``). Without a window, the run's
+champion is the last generation's.
 
 **Seeds.** Everything derives from ``seed`` through ``SeedSequence`` spawn keys: ``(0,)`` the initial
 population, ``(4,)`` the held-out panel players, ``(5,)`` the panel's decks, and per generation ``g``:
 ``(1, g)`` the oracle's decks and player randomness, ``(2, g)`` the selector's generator, ``(3, g)`` the
 reproduction generator, ``(6, g)`` the decks of the fixed-opponent matches of fitness ane; ``(7,)`` the
-champions' validation decks, ``(8,)`` the finalists', ``(9,)`` the averaged champions'. A generation
+champions' validation decks, ``(8,)`` the finalists', ``(9,)`` the averaged champions', ``(10,)`` the raising
+ranges'. A generation
 depends only on the seed, the config and the population it starts from, so a run resumed from its file
 continues exactly as an uninterrupted run, and the panel's and the fitness matches give the same results on
 any backend and worker count.
@@ -63,7 +66,9 @@ training opponent and ``fitness``, and attribute ``champion`` (the chosen genera
 ``validate_finalists`` also the ``finalists`` (generations, in the first stage's order) and their
 ``final_mbb`` and ``final_fitness``; with ``average_windows`` also ``averages`` (the windows), their
 ``average_mbb`` and ``average_fitness``, attribute ``average`` (the window of the run's champion, 0: the
-validated generation's) and, where one was chosen, the averaged champion's ``panel_mean`` and ``panel_ci``.
+validated generation's); with ``champion_raising_ranges`` also ``raising_ranges`` (those tried), their
+``raising_mbb`` and ``raising_fitness`` and attribute ``raising_range`` (the champion's); where the champion is
+averaged or plays at another raising range than the run's, its ``panel_mean`` and ``panel_ci``.
 """
 
 from __future__ import annotations
@@ -83,7 +88,7 @@ from ..engine.rules import BIG_BLIND
 from ..infra.storage import atomic_h5, file_format, open_checked, plain_attrs, stamp
 from ..play.oracles import LiveOracle, MemoryPool
 from ..play.populations import new_population
-from ..players.base import HELDOUT_BOTS, MODELS, TRAINING_BOTS, register_spec_resolver
+from ..players.base import HELDOUT_BOTS, MODELS, TRAINING_BOTS, Player, register_spec_resolver
 from ..players.genomes import (
     ANCHORS_SPEC,
     HANDBUILT_SPEC,
@@ -120,7 +125,8 @@ LATER_DEFAULTS = {"calling_range": 0.0, "explore": 0.0, "read_raises": False, "r
                   "common_decks": False, "opponent_weights": None, "matches": 1, "batch": 1, "targets": None,
                   "opponent_deals": None,
                   "validate_window": 0, "validate_matches": 8, "validate_rule": "ane", "validate_finalists": 0,
-                  "validate_final_matches": 20, "average_windows": [], "average_floors": None, "average_matches": 50}
+                  "validate_final_matches": 20, "average_windows": [], "average_floors": None, "average_matches": 50,
+                  "champion_raising_ranges": []}
 #: how ``validate`` ranks the re-scored champions: ``ane`` (the run's fitness: ANE with its targets and opponent
 #: weights) or ``shortfall`` (the smallest worst shortfall below the targets, each in units of its target; ties,
 #: such as every target met, go to the higher ANE)
@@ -302,6 +308,13 @@ class EvolveConfig:
     run's champions of consecutive generations lie close together, and their mean is a flatter player than any
     one of them (weight averaging); the floors keep only the averaging that costs nothing the run aims at
     (``docs/results/evolution.md`` §2, *Averaging the champions*).
+    ``champion_raising_ranges`` (empty: off; needs ``validate_window``, ``anchored`` and floors): the run's
+    champion, chosen as above, then plays at each of these raising ranges in order (widest first, each wider
+    than the run's ``raising_range``) ``average_matches`` matches of ``FINAL_MATCH_DEALS`` deals against every
+    training opponent on fresh decks, and plays at the first that reaches every floor, else at the run's own
+    (``choose_raising_range``). The raising range is a setting, not a gene: a champion evolved at one can play at
+    another, and a wider one reads a raise as a stronger hand, which costs little against the training bots and
+    helps against an opponent that raises only its strong hands (§2, *Widening the raising range*).
     """
 
     population: int = 50
@@ -363,6 +376,7 @@ class EvolveConfig:
     average_windows: tuple = ()
     average_floors: tuple | None = None
     average_matches: int = 50
+    champion_raising_ranges: tuple = ()
 
     def __post_init__(self):
         K = _check_int(self.population, "population (players per generation)", 3)
@@ -437,6 +451,7 @@ class EvolveConfig:
             given = ", ".join(f"{name}={value!r}" for name, value in self.selector_options.items())
             raise ValueError(f"bad selector option value for {self.selector} ({given}): {err}") from None
         _ = self.settings  # validates the players' settings
+        self._check_raising_ranges()
         if self.init not in INITS:
             raise ValueError(f"init must be one of {', '.join(INITS)}, got {self.init!r}")
         if self.init in HANDMADE and self.model != "ashe2":
@@ -502,8 +517,9 @@ class EvolveConfig:
                                  f"got {f!r}")
             object.__setattr__(self, "average_floors", tuple(None if x is None else float(x) for x in f))
         if not w:
-            if f is not None:
-                raise ValueError("average_floors applies to the averaged champions: give average_windows")
+            if f is not None and not self.champion_raising_ranges:
+                raise ValueError("average_floors applies to the averaged champions and the champion's raising "
+                                 "ranges: give average_windows (or champion_raising_ranges)")
             return
         if not self.validate_window:
             raise ValueError("average_windows falls back to the validated champion: give validate_window > 0")
@@ -511,10 +527,29 @@ class EvolveConfig:
             raise ValueError("average_windows keeps an averaged champion only if it reaches floors: give "
                              "average_floors (or targets) with a number for at least one training opponent")
 
+    def _check_raising_ranges(self) -> None:
+        """The raising ranges the run's champion is tried at."""
+        r = self.champion_raising_ranges
+        own = self.raising_range
+        if (isinstance(r, (str, bytes)) or not all(_finite(x) and own < x <= 1 for x in r)
+                or len(set(r)) != len(r)):
+            raise ValueError(f"champion_raising_ranges must be distinct numbers in ({own:g}, 1] (wider than the "
+                             f"run's raising_range {own:g}), got {r!r}")
+        object.__setattr__(self, "champion_raising_ranges", tuple(float(x) for x in r))
+        if not r:
+            return
+        if not self.anchored:
+            raise ValueError("champion_raising_ranges moves SWRE's anchor facing a raise: give anchored")
+        if not self.validate_window:
+            raise ValueError("champion_raising_ranges tries the validated champion: give validate_window > 0")
+        if all(x is None for x in self.floors):
+            raise ValueError("champion_raising_ranges keeps a raising range only if the champion reaches floors: "
+                             "give average_floors (or targets) with a number for at least one training opponent")
+
     @property
     def floors(self) -> tuple:
-        """Per training opponent, the mBB/hand an averaged champion must reach: ``average_floors``, else the
-        targets (None: no floor)."""
+        """Per training opponent, the mBB/hand an averaged champion, or the champion at a raising range, must
+        reach: ``average_floors``, else the targets (None: no floor)."""
         if self.average_floors is not None:
             return self.average_floors
         return self.targets if self.targets is not None else (None,) * len(self.opponents)
@@ -804,7 +839,7 @@ def resolve_opponent(spec: str):
         if gen and not (gen.startswith(":") and gen[1:].isdigit()):
             raise ValueError(f"opponent {spec!r}: expected RUN.h5:champion or RUN.h5:champion:GENERATION")
         if not gen:
-            return ashe_player(run.champion, settings, name=spec)
+            return run.champion_player(name=spec)
         g = int(gen[1:])
         if not 1 <= g <= run.completed:
             raise ValueError(f"opponent {spec!r}: {path} has champions of generations 1..{run.completed}")
@@ -872,6 +907,11 @@ def final_validation_seed(cfg: EvolveConfig) -> int:
 def average_seed(cfg: EvolveConfig) -> int:
     """The ``play_duplicate`` seed of the averaged champions' matches (``average_windows``)."""
     return _word(cfg.seed, 9)
+
+
+def raising_seed(cfg: EvolveConfig) -> int:
+    """The ``play_duplicate`` seed of the champion's matches at other raising ranges (``champion_raising_ranges``)."""
+    return _word(cfg.seed, 10)
 
 
 # ----------------------------------------------------------------------------------------- selection
@@ -1091,7 +1131,7 @@ def _rescore(cfg: EvolveConfig, players: list, matches: int, match_deals: int, s
 
 def validate(cfg: EvolveConfig, champions: list, backend, seed: int | None = None,
              final_seed: int | None = None, first_stage: dict | None = None,
-             averages_seed: int | None = None) -> dict:
+             averages_seed: int | None = None, ranges_seed: int | None = None) -> dict:
     """The run's champion among the last ``cfg.validate_window`` generations' ``champions``: each plays
     ``validate_matches`` matches of ``panel_deals`` deals against every training opponent, all on the same
     fresh decks (``seed``; by default ``validation_seed``), and they are ranked by ``cfg.validate_rule``
@@ -1107,7 +1147,9 @@ def validate(cfg: EvolveConfig, champions: list, backend, seed: int | None = Non
     (generations, in the first stage's order), ``final_mbb`` and ``final_fitness``.
 
     With ``average_windows``, the averaged champions are then re-scored on the decks of ``averages_seed``
-    (by default ``average_seed``) and the result has ``choose_average``'s entries too.
+    (by default ``average_seed``) and the result has ``choose_average``'s entries too; with
+    ``champion_raising_ranges``, the champion so chosen then plays at those on the decks of ``ranges_seed`` (by
+    default ``raising_seed``) and the result has ``choose_raising_range``'s entries too.
 
     ``first_stage``: a stored validation of these champions (its ``generations``, ``mbb`` and ``fitness``, as
     a finished run keeps them) taken as the first stage instead of playing it again."""
@@ -1134,6 +1176,11 @@ def validate(cfg: EvolveConfig, champions: list, backend, seed: int | None = Non
     if cfg.average_windows:
         out.update(choose_average(cfg, champions, backend, averages_seed if averages_seed is not None
                                   else average_seed(cfg)))
+    if cfg.champion_raising_ranges:
+        w = out.get("average", 0)
+        genome = average_genome(champions, w) if w else champions[out["champion"] - 1]
+        out.update(choose_raising_range(cfg, genome, backend, ranges_seed if ranges_seed is not None
+                                        else raising_seed(cfg)))
     return out
 
 
@@ -1163,6 +1210,22 @@ def choose_average(cfg: EvolveConfig, champions: list, backend, seed: int) -> di
     return {"averages": windows, "average_mbb": mbb, "average_fitness": fitness, "average": chosen}
 
 
+def choose_raising_range(cfg: EvolveConfig, genome: np.ndarray, backend, seed: int) -> dict:
+    """The run's champion (``genome``) at each of ``cfg.champion_raising_ranges``, re-scored as
+    ``choose_average`` re-scores the averaged champions (on the decks of ``seed``); the first at or above every
+    floor is the champion's raising range. Like the averaging, the most the champion can be moved towards
+    reading a raise as a strong hand while it still reaches what the run aims at. Returns ``raising_ranges``,
+    ``raising_mbb``, ``raising_fitness`` and ``raising_range`` (the chosen one, else the run's own)."""
+    ranges = np.array(cfg.champion_raising_ranges, np.float64)
+    players = [ashe_player(genome, replace(cfg.settings, raising_range=float(r)), name=f"raising_range:{r:g}")
+               for r in ranges]
+    mbb, fitness = _rescore(cfg, players, cfg.average_matches, FINAL_MATCH_DEALS, seed, backend)
+    cols = [j for j, f in enumerate(cfg.floors) if f is not None]
+    reach = np.all(mbb[:, cols] >= np.array([cfg.floors[j] for j in cols], np.float64), axis=1)
+    chosen = float(ranges[np.argmax(reach)]) if reach.any() else cfg.raising_range
+    return {"raising_ranges": ranges, "raising_mbb": mbb, "raising_fitness": fitness, "raising_range": chosen}
+
+
 # ----------------------------------------------------------------------------------------- the panel
 
 
@@ -1171,7 +1234,8 @@ def panel_match(task: dict) -> dict:
     from ..play.matches import play_duplicate
 
     settings = AsheSettings.from_dict(task["settings"])
-    champ = ashe_player(np.asarray(task["champion"], np.float32), settings, name="champion")
+    champ = ashe_player(np.asarray(task["champion"], np.float32),
+                        AsheSettings.from_dict(task.get("champion_settings", task["settings"])), name="champion")
     opp = task["opponent"]
     if not isinstance(opp, str):
         opp = ashe_player(np.asarray(opp, np.float32), settings, name="heldout")
@@ -1181,9 +1245,13 @@ def panel_match(task: dict) -> dict:
     return {"index": task["index"], "mean": mean, "ci": ci, "seconds": time.perf_counter() - t0}
 
 
-def panel_tasks(cfg: EvolveConfig, champion: np.ndarray, heldout: np.ndarray) -> list[dict]:
+def panel_tasks(cfg: EvolveConfig, champion: np.ndarray, heldout: np.ndarray,
+                settings: AsheSettings | None = None) -> list[dict]:
+    """One ``panel_match`` task per panel opponent; the champion plays with ``settings`` (default the run's),
+    the held-out generation-0 players with the run's."""
     opponents = list(cfg.panel_bots) + [h for h in heldout]
     base = {"settings": cfg.settings.to_dict(), "champion": np.asarray(champion, np.float32),
+            "champion_settings": (settings or cfg.settings).to_dict(),
             "deals": cfg.panel_deals, "seed": panel_seed(cfg), "hs_samples": cfg.hs_samples}
     return [{**base, "index": n, "opponent": o} for n, o in enumerate(opponents)]
 
@@ -1194,9 +1262,11 @@ def _timed_panel(cfg, champion, heldout, backend):
     return mean, ci, time.perf_counter() - t0
 
 
-def run_panel(cfg: EvolveConfig, champion: np.ndarray, heldout: np.ndarray, backend) -> tuple[np.ndarray, np.ndarray]:
-    """The champion's mBB/hand and 95% half-widths against every panel opponent (``panel_names`` order)."""
-    tasks = panel_tasks(cfg, champion, heldout)
+def run_panel(cfg: EvolveConfig, champion: np.ndarray, heldout: np.ndarray, backend,
+              settings: AsheSettings | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The champion's mBB/hand and 95% half-widths against every panel opponent (``panel_names`` order); the
+    champion plays with ``settings`` (default the run's)."""
+    tasks = panel_tasks(cfg, champion, heldout, settings)
     mean, ci = np.empty(len(tasks)), np.empty(len(tasks))
     for _, res in backend.map_unordered(panel_match, tasks):
         mean[res["index"]], ci[res["index"]] = res["mean"], res["ci"]
@@ -1209,9 +1279,11 @@ _PER_GEN = ("survivors", "scores", "champion", "samples_used", "decisions", "ml_
             "final_mode", "ii_trace", "mode_trace", "trace_i", "trace_j", "trace_x", "panel_mean", "panel_ci",
             "origin", "parents", "rate", "sigma", "timing", "fixed_mbb", "hall", "champion_train", "actions")
 #: a finished run's ``validate`` result (``finalists`` to ``final_fitness`` only with ``validate_finalists``,
-#: ``averages`` to ``average_fitness`` only with ``average_windows``, the panel's only if an average was chosen)
+#: ``averages`` to ``average_fitness`` only with ``average_windows``, ``raising_ranges`` to ``raising_fitness``
+#: only with ``champion_raising_ranges``, the panel's only if the champion is no generation's as it played)
 VALIDATION_RECORDS = ("generations", "mbb", "fitness", "finalists", "final_mbb", "final_fitness", "averages",
-                      "average_mbb", "average_fitness", "panel_mean", "panel_ci")
+                      "average_mbb", "average_fitness", "raising_ranges", "raising_mbb", "raising_fitness",
+                      "panel_mean", "panel_ci")
 #: records that files written before fixed opponents existed lack (read as their empty defaults)
 _ADDED = ("fixed_mbb", "hall", "champion_train", "actions")
 
@@ -1255,14 +1327,29 @@ class EvolutionRun:
         return self.records["champion"][self.champion_generation - 1]
 
     @property
+    def champion_settings(self) -> AsheSettings:
+        """The settings the run's champion plays with: the run's, at the raising range
+        ``champion_raising_ranges`` chose for it."""
+        chosen = self.validation.get("raising_range") if self.validation is not None else None
+        settings = self.config.settings
+        return settings if chosen is None else replace(settings, raising_range=float(chosen))
+
+    def champion_player(self, name: str = "champion") -> Player:
+        """The run's champion as a player (``champion`` with ``champion_settings``)."""
+        return ashe_player(self.champion, self.champion_settings, name=name)
+
+    @property
     def champion_label(self) -> str:
-        """The run's champion in words: ``generation G`` or ``the mean of generations A-B's champions``."""
+        """The run's champion in words: ``generation G`` or ``the mean of generations A-B's champions``, and its
+        raising range where it is not the run's."""
         w, g = self.champion_average, self.champion_generation
-        return f"the mean of generations {g - w + 1}-{g}'s champions" if w else f"generation {g}"
+        label = f"the mean of generations {g - w + 1}-{g}'s champions" if w else f"generation {g}"
+        rho = self.champion_settings.raising_range
+        return label + (f" at raising range {rho:g}" if rho != self.config.raising_range else "")
 
     def champion_panel(self) -> tuple[np.ndarray, np.ndarray]:
         """The run's champion's mBB/hand and 95 % half-widths against each panel opponent."""
-        if self.champion_average:
+        if self.validation is not None and "panel_mean" in self.validation:
             return self.validation["panel_mean"], self.validation["panel_ci"]
         g = self.champion_generation
         return self.records["panel_mean"][g - 1], self.records["panel_ci"][g - 1]
@@ -1326,8 +1413,9 @@ def _write(path, run: EvolutionRun, rng_state: str) -> None:
         if run.validation is not None:
             v = f.create_group("validation")
             v.attrs["champion"] = run.validation["champion"]
-            if "average" in run.validation:
-                v.attrs["average"] = run.validation["average"]
+            for name in ("average", "raising_range"):
+                if name in run.validation:
+                    v.attrs[name] = run.validation[name]
             for name in VALIDATION_RECORDS:
                 if name in run.validation:
                     v.create_dataset(name, data=run.validation[name], fletcher32=True)
@@ -1365,6 +1453,8 @@ def load_run(path) -> EvolutionRun:
                 v = f["validation"]
                 validation = {"champion": int(v.attrs["champion"]),
                               **({"average": int(v.attrs["average"])} if "average" in v.attrs else {}),
+                              **({"raising_range": float(v.attrs["raising_range"])}
+                                 if "raising_range" in v.attrs else {}),
                               **{name: v[name][()] for name in VALIDATION_RECORDS if name in v}}
             run = EvolutionRun(str(path), cfg, attrs, f["population"][()], f["population0"][()], f["heldout"][()],
                                records, validation)
@@ -1618,10 +1708,12 @@ def run_evolution(cfg: EvolveConfig, out, backend=None, *, resume: bool = False,
             progress({"validating": cfg.validate_window, "deals": cfg.validate_matches * cfg.panel_deals,
                       "finalists": cfg.validate_finalists,
                       "final_deals": cfg.validate_final_matches * FINAL_MATCH_DEALS,
-                      "averages": list(cfg.average_windows), "average_deals": cfg.average_matches * FINAL_MATCH_DEALS})
+                      "averages": list(cfg.average_windows), "average_deals": cfg.average_matches * FINAL_MATCH_DEALS,
+                      "raising_ranges": list(cfg.champion_raising_ranges)})
         run.validation = validate(cfg, champions, backend)
-        if run.validation.get("average"):  # the averaged champion has no generation's panel results: play them
-            mean, ci = run_panel(cfg, run.champion, run.heldout, backend)
+        if run.validation.get("average") or run.champion_settings != cfg.settings:
+            # no generation's panel results are the champion's as it plays: play them
+            mean, ci = run_panel(cfg, run.champion, run.heldout, backend, run.champion_settings)
             run.validation.update(panel_mean=mean, panel_ci=ci)
         _write(out, run, rng_state)
     elif done_here == 0 and run.completed == 0:
