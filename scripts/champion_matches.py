@@ -7,9 +7,10 @@ can do well in most matches and fall into a losing pattern for a whole match in 
 ``--deals`` deals (memories fresh for every match, deck seeds spawned from ``--seed``) against each
 opponent and reports the mean over matches with a 95% t interval, the worst match, and the share of
 matches the champion lost. ``--explore`` plays the champions with that exploration share instead of their
-run's (``docs/players.md``, *Exploration*), and ``--raising-range`` with that raising range (*The raising range*). Twenty matches leave a champion's interval against the Hothead
-Maniac at about ±780 to ±2,630 mBB/hand, 400 at ±250 to ±550: to tell whether it reaches Table 2, use a few
-hundred (``docs/results/evolution.md`` §2, *Measured precisely*).
+run's (``docs/players.md``, *Exploration*), ``--raising-range`` at that raising range (*The raising range*).
+Twenty matches leave a champion's interval against the Hothead Maniac at about ±780 to ±2,630 mBB/hand, 400 at
+±250 to ±550: to tell whether it reaches Table 2, use a few hundred (``docs/results/evolution.md`` §2,
+*Measured precisely*).
 
     python scripts/champion_matches.py runs/ashe1/seed*.h5 --opponents hothead-maniac --matches 20 [--explore 0.05]
     python scripts/champion_matches.py reader reader-folds --matches 20   # hand-made players, measured alike

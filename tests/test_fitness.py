@@ -501,7 +501,8 @@ def test_the_champion_plays_at_the_first_raising_range_at_every_floor(tmp_path):
                    for o in training_opponents(cfg)] for r in (1.0, 0.5)])
     assert np.allclose(v["raising_mbb"], e / (4 * per) / BIG_BLIND * 1000)
     settings = replace(cfg.settings, raising_range=1.0)
-    assert whole.champion_settings == settings and whole.champion_label == f"generation {v['champion']} at raising range 1"
+    assert whole.champion_settings == settings
+    assert whole.champion_label == f"generation {v['champion']} at raising range 1"
     mean, ci = run_panel(cfg, champion, whole.heldout, SerialBackend(), settings)
     assert np.array_equal(whole.champion_panel()[0], mean) and np.array_equal(whole.champion_panel()[1], ci)
     player = resolve_opponent(f"{tmp_path}/whole.h5:champion")
@@ -647,8 +648,8 @@ def test_cli_preset_and_usage_errors(tmp_path):
                         (["--preset", "scratch", "--champion-raising-ranges", "1,1"], "distinct numbers"),
                         (["--preset", "scratch", "--champion-raising-ranges", "1,x"], "comma-separated numbers"),
                         (["--preset", "table2", "--champion-raising-ranges", "1"], "give anchored"),
-                        (["--preset", "scratch", "--validate-window", "0", "--validate-rule", "ane", "--average-windows", "none",
-                          "--champion-raising-ranges", "1"], "give validate_window > 0"),
+                        (["--preset", "scratch", "--validate-window", "0", "--validate-rule", "ane",
+                          "--average-windows", "none", "--champion-raising-ranges", "1"], "give validate_window > 0"),
                         (["--preset", "scratch", "--average-floors", "1,2"], "one value per training opponent (5: "),
                         (["--preset", "scratch", "--average-floors", "1,2,y,4,-"], "'-' for none")):
         r = CliRunner().invoke(main, ["evolve", *args, "--out", str(tmp_path / "x.h5")])
@@ -737,8 +738,9 @@ def test_cli_table2_preset(tmp_path):
 
 def test_cli_scratch_preset(tmp_path):
     """The scratch preset is table2's opponents, hands and aim from random weights near zero with anchored
-    estimators, refine's mutation load and the settings it names, none of the hand-made reader's own; an explicit
-    --init-range overrides its noise."""
+    estimators, refine's mutation load and the settings it names, none of the hand-made reader's own; its champion
+    averaged, then widened in its raising range, where that keeps Table 2's lower ends; an explicit --init-range
+    overrides its noise, and --average-windows none leaves the raising ranges and their floors."""
     scratch, table2 = PRESETS["scratch"], PRESETS["table2"]
     assert {k: v for k, v in table2.items() if k in scratch and "init" not in k} == {
         k: v for k, v in scratch.items() if k in table2 and "init" not in k}
@@ -746,8 +748,8 @@ def test_cli_scratch_preset(tmp_path):
     r = CliRunner().invoke(main, ["evolve", "--preset", "scratch", "--population", "4", "--keep", "2",
                                   "--generations", "2", "--hall-of-fame", "1", "--deals", "2",
                                   "--opponent-deals", "2,2,2,2,2", "--init-range", "-0.05", "0.05",
-                                  "--panel-deals", "2", "--panel-bots", "random", "--prt-capacity", "64",
-                                  "--backend", "serial", "--out", str(tmp_path / "s.h5")])
+                                  "--average-matches", "1", "--panel-deals", "2", "--panel-bots", "random",
+                                  "--prt-capacity", "64", "--backend", "serial", "--out", str(tmp_path / "s.h5")])
     assert r.exit_code == 0, r.output
     run = load_run(tmp_path / "s.h5")
     cfg, st = run.config, run.config.settings
@@ -762,14 +764,20 @@ def test_cli_scratch_preset(tmp_path):
     assert list(run.validation["averages"]) == [2]
     reached = np.all(run.validation["average_mbb"][0, :4] >= lower)
     assert run.champion_average == (2 if reached else 0)
+    # then played at the first of the raising ranges 1, 0.75, 0.6 at those floors, else at the run's 0.5
+    assert cfg.champion_raising_ranges == (1.0, 0.75, 0.6)
+    assert list(run.validation["raising_ranges"]) == [1.0, 0.75, 0.6]
+    at = np.all(run.validation["raising_mbb"][:, :4] >= lower, axis=1)
+    assert run.champion_settings.raising_range == ([1.0, 0.75, 0.6][np.argmax(at)] if at.any() else 0.5)
     r = CliRunner().invoke(main, ["evolve", "--preset", "scratch", "--population", "4", "--keep", "2",
                                   "--generations", "2", "--hall-of-fame", "1", "--deals", "2",
                                   "--opponent-deals", "2,2,2,2,2", "--average-windows", "none", "--panel-deals", "2",
-                                  "--panel-bots", "random", "--prt-capacity", "64", "--backend", "serial",
-                                  "--out", str(tmp_path / "n.h5")])
+                                  "--average-matches", "1", "--panel-bots", "random", "--prt-capacity", "64",
+                                  "--backend", "serial", "--out", str(tmp_path / "n.h5")])
     assert r.exit_code == 0, r.output
     off = load_run(tmp_path / "n.h5")
-    assert off.config.average_windows == () and off.config.average_floors is None and "averages" not in off.validation
+    assert off.config.average_windows == () and "averages" not in off.validation
+    assert off.config.floors == (*lower, None) and "raising_ranges" in off.validation  # the ranges keep the floors
 
 
 def test_a_short_ashe1_run_beats_the_calling_machine(tmp_path):

@@ -105,7 +105,8 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
                    "--init-range -0.03 0.03 --anchored --read-aggression --call-option --option-reraise "
                    "--raising-range 0.5), its champion the mean of the last 50, 25 or 10 generations' champions where "
                    "that reaches the lower ends of Table 2's intervals (--average-windows 50,25,10 --average-floors "
-                   "996,38379,34670,8153,-).")
+                   "996,38379,34670,8153,-), played at the widest raising range that still does "
+                   "(--champion-raising-ranges 1,0.75,0.6).")
 @click.option("--fitness", type=click.Choice(["selector", "ane"]), default="selector", show_default=True,
               help="selector: a top-k selector spends --budget samples on the population; ane: every player "
                    "plays every fixed opponent --deals duplicate deals on common decks, fitness = ASHE 1.0's "

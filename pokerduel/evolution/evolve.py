@@ -172,10 +172,12 @@ PRESETS["table2"] = {**PRESETS["refine"], "targets": (*ASHE1_TABLE2.values(), No
 #: share, the call's option with a later pot-size re-raise, and half the raising range (§2, *From random weights:
 #: anchored estimators with the generalist's opponents*); its champion is the mean of the last 50, 25 or 10
 #: generations' champions, the widest that reaches the lower end of Table 2's interval against every bot on
-#: fresh decks (§2, *Averaging the champions*)
+#: fresh decks (§2, *Averaging the champions*), played at the widest raising range of 1, 0.75 and 0.6 that still
+#: does (§2, *Widening the raising range*)
 PRESETS["scratch"] = {**{k: v for k, v in PRESETS["table2"].items() if k not in _READER_SETTINGS}, "init": "random",
                       "anchored": True, "read_aggression": True, "call_option": True, "raising_range": 0.5,
                       "option_reraise": True, "average_windows": (50, 25, 10),
+                      "champion_raising_ranges": (1.0, 0.75, 0.6),
                       "average_floors": (*(ASHE1_TABLE2[b] - ASHE1_TABLE2_CI[b] for b in TRAINING_BOTS), None)}
 TIMING_NAMES = ("generation", "selector", "engine", "panel", "reproduction")
 #: the selector when none is given: the hybrid (the core paper's method) on the population alone, POCBAm with
@@ -1234,8 +1236,8 @@ def panel_match(task: dict) -> dict:
     from ..play.matches import play_duplicate
 
     settings = AsheSettings.from_dict(task["settings"])
-    champ = ashe_player(np.asarray(task["champion"], np.float32),
-                        AsheSettings.from_dict(task.get("champion_settings", task["settings"])), name="champion")
+    champ = ashe_player(np.asarray(task["champion"], np.float32), AsheSettings.from_dict(task["champion_settings"]),
+                        name="champion")
     opp = task["opponent"]
     if not isinstance(opp, str):
         opp = ashe_player(np.asarray(opp, np.float32), settings, name="heldout")
