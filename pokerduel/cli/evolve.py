@@ -152,8 +152,8 @@ _PARAM = {"init_low": "init_range", "init_high": "init_range"}
                    "opponent on fresh decks; the first that reaches every --average-floors value is the run's "
                    "champion, else the validated one ('none': off)  [default: none].")
 @click.option("--average-floors", default=None, metavar="F1,F2,...",
-              help="Per training opponent (in --opponents order), the mBB/hand an averaged champion must reach "
-                   "('-': no floor)  [default: --targets].")
+              help="Per training opponent (in --opponents order), the mBB/hand an averaged champion, or the "
+                   "champion at a raising range, must reach ('-': no floor)  [default: --targets].")
 @click.option("--average-matches", type=click.IntRange(min=1), default=50, show_default=True,
               help="Matches of 500 deals per averaged champion (or raising range) and training opponent.")
 @click.option("--champion-raising-ranges", default=None, metavar="R1,R2,...",
