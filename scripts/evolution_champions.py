@@ -80,7 +80,8 @@ def style(champion, opponent, deals: int, seed: int) -> dict:
 
 def run_summary(path: str) -> dict:
     """Progress and collapse of one run: the generation of its champion (``EvolutionRun.champion``; with
-    ``champion_average`` W > 0 the last of the W generations whose champions it averages), panel
+    ``champion_average`` W > 0 the last of the W generations whose champions it averages) and the raising range
+    it plays at, panel
     scores (training bots, held-out) at the first and last generation; the share of generations whose
     samples were all exactly 0 (selector) or whose fixed-opponent results were all 0 (ane); the population's
     behavioural spread: the standard deviation over players of the fold, call and raise shares, averaged
@@ -96,6 +97,7 @@ def run_summary(path: str) -> dict:
     train, held = run.panel_score("training"), run.panel_score("heldout")
     return {"generations": run.completed, "champion_generation": run.champion_generation,
             "champion_average": run.champion_average,
+            "champion_raising_range": run.champion_settings.raising_range,
             "zero_share": float(zero.mean()), "action_spread": spread,
             "training_first": float(train[0]), "training_last": float(train[-1]),
             "heldout_first": float(held[0]), "heldout_last": float(held[-1])}
