@@ -91,13 +91,8 @@ def main(argv=None) -> int:
             windows = tuple(int(w) for w in args.average_windows.split(","))
         except ValueError:
             ap.error(f"--average-windows takes comma-separated whole numbers, got {args.average_windows!r}")
-    ranges = None
-    if args.champion_raising_ranges is not None:
-        try:
-            ranges = () if args.champion_raising_ranges == "none" else tuple(
-                float(r) for r in args.champion_raising_ranges.split(","))
-        except ValueError:
-            ap.error(f"--champion-raising-ranges takes comma-separated numbers, got {args.champion_raising_ranges!r}")
+    ranges = () if args.champion_raising_ranges == "none" else numbers(args.champion_raising_ranges,
+                                                                      "--champion-raising-ranges")
     results = []
     print("| run | chosen generation | its mBB/hand per training opponent | the last champion's |")
     print("|---|---|---|---|")

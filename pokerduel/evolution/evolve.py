@@ -1179,11 +1179,16 @@ def validate(cfg: EvolveConfig, champions: list, backend, seed: int | None = Non
         out.update(choose_average(cfg, champions, backend, averages_seed if averages_seed is not None
                                   else average_seed(cfg)))
     if cfg.champion_raising_ranges:
-        w = out.get("average", 0)
-        genome = average_genome(champions, w) if w else champions[out["champion"] - 1]
-        out.update(choose_raising_range(cfg, genome, backend, ranges_seed if ranges_seed is not None
-                                        else raising_seed(cfg)))
+        out.update(choose_raising_range(cfg, chosen_genome(champions, out), backend,
+                                        ranges_seed if ranges_seed is not None else raising_seed(cfg)))
     return out
+
+
+def chosen_genome(champions, validation: dict) -> np.ndarray:
+    """The genome ``validate``'s result (``validation``) chose among ``champions``: the mean of the last W
+    (``average`` W > 0) or the validated generation's."""
+    w = int(validation.get("average", 0))
+    return average_genome(champions, w) if w else champions[int(validation["champion"]) - 1]
 
 
 def average_genome(champions, window: int) -> np.ndarray:
@@ -1205,11 +1210,16 @@ def choose_average(cfg: EvolveConfig, champions: list, backend, seed: int) -> di
     windows = np.array(list(dict.fromkeys(min(w, len(champions)) for w in cfg.average_windows)), np.int64)
     players = [ashe_player(average_genome(champions, w), cfg.settings, name=f"average:{w}") for w in windows]
     mbb, fitness = _rescore(cfg, players, cfg.average_matches, FINAL_MATCH_DEALS, seed, backend)
-    cols = [j for j, f in enumerate(cfg.floors) if f is not None]
-    floors = np.array([cfg.floors[j] for j in cols], np.float64)
-    reach = np.all(mbb[:, cols] >= floors, axis=1)
-    chosen = int(windows[np.argmax(reach)]) if reach.any() else 0
+    first = _first_at_floors(cfg, mbb)
+    chosen = int(windows[first]) if first >= 0 else 0
     return {"averages": windows, "average_mbb": mbb, "average_fitness": fitness, "average": chosen}
+
+
+def _first_at_floors(cfg: EvolveConfig, mbb: np.ndarray) -> int:
+    """The first row of ``mbb`` (players x training opponents) at or above every floor (``cfg.floors``), else -1."""
+    cols = [j for j, f in enumerate(cfg.floors) if f is not None]
+    reach = np.all(mbb[:, cols] >= np.array([cfg.floors[j] for j in cols], np.float64), axis=1)
+    return int(np.argmax(reach)) if reach.any() else -1
 
 
 def choose_raising_range(cfg: EvolveConfig, genome: np.ndarray, backend, seed: int) -> dict:
@@ -1222,9 +1232,8 @@ def choose_raising_range(cfg: EvolveConfig, genome: np.ndarray, backend, seed: i
     players = [ashe_player(genome, replace(cfg.settings, raising_range=float(r)), name=f"raising_range:{r:g}")
                for r in ranges]
     mbb, fitness = _rescore(cfg, players, cfg.average_matches, FINAL_MATCH_DEALS, seed, backend)
-    cols = [j for j, f in enumerate(cfg.floors) if f is not None]
-    reach = np.all(mbb[:, cols] >= np.array([cfg.floors[j] for j in cols], np.float64), axis=1)
-    chosen = float(ranges[np.argmax(reach)]) if reach.any() else cfg.raising_range
+    first = _first_at_floors(cfg, mbb)
+    chosen = float(ranges[first]) if first >= 0 else cfg.raising_range
     return {"raising_ranges": ranges, "raising_mbb": mbb, "raising_fitness": fitness, "raising_range": chosen}
 
 
@@ -1323,10 +1332,11 @@ class EvolutionRun:
 
     @property
     def champion(self) -> np.ndarray:
-        """The run's champion's genome: ``champion_generation``'s, or the averaged one."""
-        if self.champion_average:
-            return average_genome(self.records["champion"], self.champion_average)
-        return self.records["champion"][self.champion_generation - 1]
+        """The run's champion's genome: the validated or averaged one (``chosen_genome``), else the last
+        generation's."""
+        if self.validation is None:
+            return self.records["champion"][self.completed - 1]
+        return chosen_genome(self.records["champion"], self.validation)
 
     @property
     def champion_settings(self) -> AsheSettings:
