@@ -800,6 +800,25 @@ def test_champion_table_flags_the_goal_and_pairs_two_arms_by_run(tmp_path, scrip
         ct.by_file({"seed1.h5": {}, "seed1.h5:champion:3": {}})
 
 
+def test_panel_progress_means_each_window_over_the_runs(tmp_path, script, capsys):
+    """The script's cells are the runs' window means of the stored panel results, averaged over the runs, and
+    the paired change is the mean of each run's last window minus its first."""
+    paths = [str(tmp_path / f"s{s}.h5") for s in (1, 2)]
+    for s, path in zip((1, 2), paths):
+        run_evolution(tiny(opponents=("calling-machine",), fitness="ane", deals=4, generations=4, seed=s), path)
+    pp = script("panel_progress")
+    assert pp.main([*paths, "--window", "2"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| calling-machine")]
+    pm = np.array([load_run(p).records["panel_mean"][:, 0] for p in paths])   # runs x generations
+    first, last = pm[:, :2].mean(axis=1), pm[:, 2:].mean(axis=1)
+    cells = [c.strip() for c in rows[0].strip("|").split("|")][1:]
+    for cell, value in zip(cells, (first.mean(), last.mean(), (last - first).mean())):
+        assert cell.startswith(f"{value:+,.0f} ± "), (cell, value)
+    for bad in (["--window", "5"], ["--window", "2", "--at", "4"], ["--window", "0"]):
+        with pytest.raises(SystemExit):
+            pp.main([*paths, *bad])
+
+
 def test_champion_table_counts_the_luck_of_matches_every_run_shares(script):
     """Runs tested on the same matches share those matches' luck. Simulated from the two-way random-effects model
     (run, match, residual SDs 1, 1.5, 2; 10 runs x 20 matches; the mean's true variance 1/10 + 2.25/20 + 4/200):
