@@ -46,7 +46,10 @@ def main(argv=None) -> int:
     n = min(r.completed for r in runs)
     if args.window < 1 or args.window > n:
         raise SystemExit(f"--window must be between 1 and {n} (the generations every run has)")
-    starts = [1, n - args.window + 1] if args.at is None else [int(a) for a in args.at.split(",")]
+    try:
+        starts = [1, n - args.window + 1] if args.at is None else [int(a) for a in args.at.split(",")]
+    except ValueError:
+        raise SystemExit(f"--at {args.at!r}: expected comma-separated generation numbers") from None
     if any(s < 1 or s + args.window - 1 > n for s in starts):
         raise SystemExit(f"--at: every window must lie within generations 1-{n}")
     # runs x windows x opponents

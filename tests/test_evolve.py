@@ -814,7 +814,7 @@ def test_panel_progress_means_each_window_over_the_runs(tmp_path, script, capsys
     cells = [c.strip() for c in rows[0].strip("|").split("|")][1:]
     for cell, value in zip(cells, (first.mean(), last.mean(), (last - first).mean())):
         assert cell.startswith(f"{value:+,.0f} ± "), (cell, value)
-    for bad in (["--window", "5"], ["--window", "2", "--at", "4"], ["--window", "0"]):
+    for bad in (["--window", "5"], ["--window", "2", "--at", "4"], ["--window", "0"], ["--at", "1,x"]):
         with pytest.raises(SystemExit):
             pp.main([*paths, *bad])
 
