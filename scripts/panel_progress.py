@@ -1,6 +1,6 @@
 """The champion's panel results, opponent by opponent, over windows of generations: does it get better?
 
-Every generation's champion plays the run's benchmark panel on one fixed deck set (``panel_deals`` deals a
+Every generation's champion plays the run's benchmark panel on one fixed deck set (``panel_deals`` deals an
 opponent, the same decks every generation), so a change from one window to another is the champion's, not the
 cards'. For each opponent this prints the mean over runs of each run's mean over the window, with a 95 % t
 interval over the runs, and the change from the first window to the last with a paired interval. One

@@ -812,8 +812,9 @@ def test_panel_progress_means_each_window_over_the_runs(tmp_path, script, capsys
     pm = np.array([load_run(p).records["panel_mean"][:, 0] for p in paths])   # runs x generations
     first, last = pm[:, :2].mean(axis=1), pm[:, 2:].mean(axis=1)
     cells = [c.strip() for c in rows[0].strip("|").split("|")][1:]
-    for cell, value in zip(cells, (first.mean(), last.mean(), (last - first).mean())):
-        assert cell.startswith(f"{value:+,.0f} ± "), (cell, value)
+    for cell, x in zip(cells, (first, last, last - first)):
+        half = 12.7062047 * x.std(ddof=1) / np.sqrt(2)        # t(0.975, 1 degree of freedom)
+        assert cell == f"{x.mean():+,.0f} ± {half:,.0f}", (cell, x)
     for bad in (["--window", "5"], ["--window", "2", "--at", "4"], ["--window", "0"], ["--at", "1,x"]):
         with pytest.raises(SystemExit):
             pp.main([*paths, *bad])
