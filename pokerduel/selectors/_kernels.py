@@ -974,38 +974,82 @@ def _system_from_cache(pi, pj, n, C, B, g, m, rows):
             B[a, b] -= h
 
 
+_LANES = np.uint64(8)              # doubles in a 64-byte vector (and cache line)
+_ALIGN_DOWN = ~np.uint64(7)
+
+
+def chol_matrix(m):
+    """A work matrix for ``chol_solve_upper``: ``m`` rows padded to a multiple of eight doubles, the first
+    row starting on a 64-byte boundary, so that every row's updates run in whole aligned vectors."""
+    return _chol_matrix(m)
+
+
 @_njit
-def _chol_pivot(B, j, m, d0):
-    """Finish row ``j`` of the upper-triangular factor: the square root of its diagonal and the division of
-    the rest of the row; False if the diagonal fails ``chol_solve``'s test."""
+def _chol_matrix(m):
+    W = (m + 7) // 8 * 8
+    buf = np.empty(m * W + 8)
+    off = ((-buf.ctypes.data) % 64) // 8
+    return buf[off:off + m * W].reshape((m, W))
+
+
+@_njit
+def _chol_pad(B, m):
+    """Zero the entries the aligned windows touch outside the upper triangle: up to two vectors left of
+    each diagonal and the columns right of ``m`` (so no stale NaN or subnormal slows the vector loops)."""
+    W = np.uint64(B.shape[1])
+    for a in range(m):
+        lo = a & _ALIGN_DOWN
+        lo = lo - _LANES if lo >= _LANES else np.uint64(0)
+        for i in range(lo, a):
+            B[a, i] = 0.0
+        for i in range(m, W):
+            B[a, i] = 0.0
+
+
+@_njit
+def _chol_pivot(B, b, j, m, d0):
+    """Finish row ``j`` of the upper-triangular factor (the square root of its diagonal, the division of the
+    rest of the row) and step ``j`` of the forward substitution; False if the diagonal fails ``chol_solve``'s
+    test. The division runs over the row's aligned window; what it divides left of the diagonal is unused."""
     s = B[j, j]
     if not s > 1e-13 * abs(d0[j]):
         return False
     L = math.sqrt(s)
-    B[j, j] = L
-    for i in range(j + np.uint64(1), m):
+    for i in range((j + np.uint64(1)) & _ALIGN_DOWN, np.uint64(B.shape[1])):
         B[j, i] = B[j, i] / L
+    B[j, j] = L
+    bj = b[j] / L
+    b[j] = bj
+    for i in range(j + np.uint64(1), m):
+        b[i] -= B[j, i] * bj
     return True
 
 
 @_njit
-def _chol_update(B, j, q, m):
-    """Subtract row ``j``'s term from row ``q`` (entries ``q .. m - 1``)."""
+def _chol_update(B, j, q):
+    """Subtract row ``j``'s term from row ``q`` (over row ``q``'s aligned window, entries ``q .. m - 1`` and
+    the unused ones around them)."""
     w = B[j, q]
-    for i in range(q, m):
+    for i in range(q & _ALIGN_DOWN, np.uint64(B.shape[1])):
         B[q, i] -= B[j, i] * w
 
 
 @_njit
 def chol_solve_upper(B, b, m, d0):
-    """``chol_solve`` on the upper triangle (``B[q, i] = L[i, q]``, the lower triangle of ``B`` unused),
-    right-looking: every entry receives the same subtractions in the same order q = 0, 1, ... and the same
-    division, so the factor and the solution are those of ``chol_solve`` bit for bit, but the updates run
-    along contiguous rows (vectorised; unsigned indices spare numba's negative-index checks) and four
-    pivot rows at a time. ``d0``: a work array of ``m``. False if ``B`` is not positive definite (at the same
-    column as ``chol_solve``)."""
+    """``chol_solve`` on the upper triangle (``B[q, i] = L[i, q]``; rows of ``B`` may be longer than ``m``,
+    see ``chol_matrix``), right-looking: every entry receives the same subtractions in the same order
+    q = 0, 1, ... and the same division, so the factor and the solution are those of ``chol_solve`` bit for
+    bit. The updates run along rows, four pivot rows into two target rows at a time, over windows that
+    start on a multiple of eight columns and run to the end of the row (whole vectors: the entries left of
+    the diagonal and right of ``m`` that they also compute are never read into the factor, and
+    ``_chol_pad`` zeroes them first); the forward substitution runs with the factorisation, each entry's
+    subtractions still in the order q = 0, 1, .... ``d0``: a work array of ``m``. False if ``B`` is not
+    positive definite (at the same column as ``chol_solve``; ``b`` then holds a partial forward substitution);
+    the lower triangle is overwritten."""
     um = np.uint64(m)
     one = np.uint64(1)
+    W = np.uint64(B.shape[1])
+    _chol_pad(B, um)
     for j in range(um):
         d0[j] = B[j, j]
     j = np.uint64(0)
@@ -1013,40 +1057,52 @@ def chol_solve_upper(B, b, m, d0):
         j1 = j + one
         j2 = j + np.uint64(2)
         j3 = j + np.uint64(3)
-        if not _chol_pivot(B, j, um, d0):
+        if not _chol_pivot(B, b, j, um, d0):
             return False
-        _chol_update(B, j, j1, um)
-        _chol_update(B, j, j2, um)
-        _chol_update(B, j, j3, um)
-        if not _chol_pivot(B, j1, um, d0):
+        _chol_update(B, j, j1)
+        _chol_update(B, j, j2)
+        _chol_update(B, j, j3)
+        if not _chol_pivot(B, b, j1, um, d0):
             return False
-        _chol_update(B, j1, j2, um)
-        _chol_update(B, j1, j3, um)
-        if not _chol_pivot(B, j2, um, d0):
+        _chol_update(B, j1, j2)
+        _chol_update(B, j1, j3)
+        if not _chol_pivot(B, b, j2, um, d0):
             return False
-        _chol_update(B, j2, j3, um)
-        if not _chol_pivot(B, j3, um, d0):
+        _chol_update(B, j2, j3)
+        if not _chol_pivot(B, b, j3, um, d0):
             return False
-        for q in range(j + np.uint64(4), um):
-            w0 = B[j, q]
-            w1 = B[j1, q]
-            w2 = B[j2, q]
-            w3 = B[j3, q]
-            for i in range(q, um):
-                B[q, i] = (((B[q, i] - B[j, i] * w0) - B[j1, i] * w1) - B[j2, i] * w2) - B[j3, i] * w3
+        r0 = B[j]
+        r1 = B[j1]
+        r2 = B[j2]
+        r3 = B[j3]
+        q = j + np.uint64(4)
+        while q + one < um:       # rows q and q + 1 share the pivot rows' loads
+            q1 = q + one
+            w0, w1, w2, w3 = r0[q], r1[q], r2[q], r3[q]
+            v0, v1, v2, v3 = r0[q1], r1[q1], r2[q1], r3[q1]
+            ra = B[q]
+            rb = B[q1]
+            for i in range(q & _ALIGN_DOWN, W):
+                a0 = r0[i]
+                a1 = r1[i]
+                a2 = r2[i]
+                a3 = r3[i]
+                ra[i] = (((ra[i] - a0 * w0) - a1 * w1) - a2 * w2) - a3 * w3
+                rb[i] = (((rb[i] - a0 * v0) - a1 * v1) - a2 * v2) - a3 * v3
+            q += np.uint64(2)
+        if q < um:
+            w0, w1, w2, w3 = r0[q], r1[q], r2[q], r3[q]
+            ra = B[q]
+            for i in range(q & _ALIGN_DOWN, W):
+                ra[i] = (((ra[i] - r0[i] * w0) - r1[i] * w1) - r2[i] * w2) - r3[i] * w3
         j += np.uint64(4)
     while j < um:
-        if not _chol_pivot(B, j, um, d0):
+        if not _chol_pivot(B, b, j, um, d0):
             return False
         for q in range(j + one, um):
-            _chol_update(B, j, q, um)
+            _chol_update(B, j, q)
         j += one
-    for q in range(um):
-        bq = b[q] / B[q, q]
-        b[q] = bq
-        for i in range(q + one, um):
-            b[i] -= B[q, i] * bq
-    for k in range(um):
+    for k in range(um):           # back substitution: one serial chain, in chol_solve's order
         i = um - one - k
         t = b[i]
         for q in range(i + one, um):
@@ -1071,7 +1127,7 @@ def fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_fl
     for i in range(K):
         gamma[i] -= g0
     m = K - 1
-    B = np.empty((m, m))
+    B = _chol_matrix(m)
     g = np.empty(m)
     d0 = np.empty(m)
     trial = np.empty(K)
