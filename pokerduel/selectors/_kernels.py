@@ -682,33 +682,34 @@ def fit_thurstone_ref(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor
 # so it computes one pair instead of all. The likelihood is still summed over all pairs in pair order.
 # ``fit_thurstone_ref`` is the plain method the tests compare against.
 
-_C_XB, _C_M2, _C_N, _C_S, _C_T, _C_GR, _C_H, _C_VR, _C_CF, _C_SIG, _C_R = range(11)
-_C_ROWS = 11
+_C_XB, _C_M2, _C_N, _C_S, _C_T, _C_GR, _C_H, _C_VR, _C_SIG, _C_R = range(10)
+_C_ROWS = 10
 _FAST_FIT_K = 16             # measured: the fast path is slower at K = 10, faster from K = 20 on
 
 
 def new_fit_cache(K, P):
     """An empty fit cache for ``K`` alternatives and ``P`` pairs: ``(C, G)``, per-pair rows and the gamma
-    they belong to (``G[K] = 0``: nothing cached). A cache serves one set of pairs (``pi``, ``pj``)."""
-    C = np.full((_C_ROWS, P), np.nan)
-    G = np.zeros(K + 3)
-    return C, G
+    they belong to (``G[K] = 0``: nothing cached; ``G[K + 3]``: the variance floor the terms were computed
+    at). A cache serves one set of pairs (``pi``, ``pj``)."""
+    return _new_fit_cache(K, P)
 
 
 @_njit
 def _new_fit_cache(K, P):
     C = np.full((_C_ROWS, P), np.nan)
-    G = np.zeros(K + 3)
+    G = np.zeros(K + 4)
     return C, G
 
 
 @_njit
-def _fit_pass(pi, pj, n, xbar, m2, floor, pool, gamma, sig2, nu0, C, G, start):
+def _fit_pass(pi, pj, n, xbar, m2, floor, pool, gamma, sig2, nu0, C, G, start, B, gn, build):
     """``profile_ll`` at ``gamma`` (fills ``sig2``, returns the log-likelihood) and each pair's Newton terms
     (``_newton_system``'s gradient and Hessian contributions) into the cache ``C``, which then belongs to
     ``gamma``. ``start``: refresh the per-pair data (``m2 / n``) and reuse the cached terms of every pair
     whose data and gamma are those of the cache and whose variance is above both floors (without a
-    variance prior: with one, the terms depend on the pooled variance)."""
+    variance prior: with one, the terms depend on the pooled variance). ``build``: on the vectorised path
+    with every pair in row-major order, also the Newton system at ``gamma`` into ``B`` and ``gn``
+    (``_row_sums``); elsewhere the caller builds it from the cache."""
     K = gamma.size
     P = n.size
     same_gamma = False
@@ -728,18 +729,18 @@ def _fit_pass(pi, pj, n, xbar, m2, floor, pool, gamma, sig2, nu0, C, G, start):
                         G[K + 2] = -1.0
                     q += 1
     elif nu0 == 0.0 and G[K + 1] == 1.0:
-        return _fit_pass_fast(pi, pj, floor, gamma, sig2, C, G)
+        return _fit_pass_fast(pi, pj, floor, gamma, sig2, C, G, B, gn, build)
     ok = np.zeros(P if same_gamma else 0, dtype=np.bool_)
     if same_gamma:                # which pairs keep their cached terms: a branch-free (vectorised) pass
         N = C[_C_N]
         XB = C[_C_XB]
         M2 = C[_C_M2]
         VR = C[_C_VR]
-        CF = C[_C_CF]
+        cf = G[K + 3]
         for p in range(P):
             c = n[p]
             vr = VR[p]
-            ok[p] = (N[p] == c) & (XB[p] == xbar[p]) & (M2[p] == m2[p]) & (c >= 2) & (vr > CF[p]) & (vr > floor)
+            ok[p] = (N[p] == c) & (XB[p] == xbar[p]) & (M2[p] == m2[p]) & (c >= 2) & (vr > cf) & (vr > floor)
     ll = 0.0
     log2pi = math.log(2.0 * math.pi)
     for p in range(P):
@@ -781,7 +782,6 @@ def _fit_pass(pi, pj, n, xbar, m2, floor, pool, gamma, sig2, nu0, C, G, start):
         # _newton_system (mm = False)
         w = s + r * r
         C[_C_VR, p] = w
-        C[_C_CF, p] = floor
         if c < 2:
             w = pool if pool > floor else floor
             gr = c * r / w
@@ -805,38 +805,36 @@ def _fit_pass(pi, pj, n, xbar, m2, floor, pool, gamma, sig2, nu0, C, G, start):
     for i in range(K):
         G[i] = gamma[i]
     G[K] = 1.0
+    G[K + 3] = floor        # the reused terms had their variances above it too: all are those at floor
     return ll
 
 
 @_njit
-def _pass_row(p0, L, j0, gi, gamma, XB, S, R, VR, SIG, sig2, floor):
-    """The residuals and variances of row ``i`` (pairs ``p0 .. p0 + L - 1``, ``j = j0 ..``) for
-    ``_fit_pass_fast``; unsigned indices spare numba's negative-index checks, so the loop is vectorised."""
+def _pass_row(p0, L, j0, gi, gamma, XB, R):
+    """The residuals of row ``i`` (pairs ``p0 .. p0 + L - 1``, ``j = j0 ..``) for ``_fit_pass_fast``; unsigned
+    indices spare numba's negative-index checks, so the loop is vectorised."""
     up0 = np.uint64(p0)
     uj0 = np.uint64(j0)
     for t in range(np.uint64(L)):
-        p = up0 + t
-        r = XB[p] - (gi - gamma[uj0 + t])
-        R[p] = r
-        w = S[p] + r * r
-        VR[p] = w
-        v = w if not w < floor else floor
-        SIG[p] = v
-        sig2[p] = v
+        R[up0 + t] = XB[up0 + t] - (gi - gamma[uj0 + t])
 
 
 @_njit
-def _pass_terms(P, floor, log2pi, N, S, R, VR, SIG, GR, H, T):
-    """Each pair's likelihood term (``T``) and Newton terms (``GR``, ``H``) for ``_fit_pass_fast``, in one
-    loop on vectors (unsigned indices), glibc's ``log`` inlined (``log_normal``: variances near 1 are common);
-    True if a variance is zero or subnormal, whose terms the caller computes again with ``log``."""
+def _pass_terms(P, floor, log2pi, N, S, R, VR, SIG, sig2, GR, H, T):
+    """Each pair's variance (``VR`` before the floor, ``SIG`` and ``sig2`` after), likelihood term (``T``) and
+    Newton terms (``GR``, ``H``) for ``_fit_pass_fast``, in one loop on vectors (unsigned indices), glibc's
+    ``log`` inlined (``log_normal``: variances near 1 are common); True if a variance is zero or subnormal,
+    whose terms the caller computes again with ``log``."""
     outside = False
     for p in range(np.uint64(P)):
         c = N[p]
         r = R[p]
         s = S[p]
-        w = VR[p]
-        v = SIG[p]
+        w = s + r * r
+        VR[p] = w
+        v = w if not w < floor else floor
+        SIG[p] = v
+        sig2[p] = v
         y = 0.5 * c * (s + r * r) / v         # the second term of profile_ll's sum
         up = w > floor
         GR[p] = c * r / (w if up else floor)
@@ -849,52 +847,44 @@ def _pass_terms(P, floor, log2pi, N, S, R, VR, SIG, GR, H, T):
 
 
 @_njit
-def _fit_pass_fast(pi, pj, floor, gamma, sig2, C, G):
+def _fit_pass_fast(pi, pj, floor, gamma, sig2, C, G, B, gn, build):
     """``_fit_pass`` (not a start) where every pair has two samples and there is no variance prior: the
     same expressions, split into loops whose divisions and logarithms (``infra.log``, glibc's bit for bit) run
-    on vectors; the likelihood summed in pair order."""
+    on vectors; the likelihood summed in pair order, with the Newton system's sums when ``build``."""
     K = gamma.size
     P = pi.size
     N = C[_C_N]
     S = C[_C_S]
     XB = C[_C_XB]
     R = C[_C_R]
-    VR = C[_C_VR]
-    SIG = C[_C_SIG]
     T = C[_C_T]
-    GR = C[_C_GR]
-    H = C[_C_H]
-    CF = C[_C_CF]
-    if G[K + 2] == 1.0:           # every pair in row-major order: rows of contiguous gamma_j, on vectors
+    rows = G[K + 2] == 1.0
+    if rows:                      # every pair in row-major order: rows of contiguous gamma_j, on vectors
         p0 = 0
         for i in range(K):
-            _pass_row(p0, K - 1 - i, i + 1, gamma[i], gamma, XB, S, R, VR, SIG, sig2, floor)
+            _pass_row(p0, K - 1 - i, i + 1, gamma[i], gamma, XB, R)
             p0 += K - 1 - i
     else:
         for p in range(P):
-            r = XB[p] - (gamma[pi[p]] - gamma[pj[p]])
-            R[p] = r
-            w = S[p] + r * r
-            VR[p] = w
-            v = w if not w < floor else floor
-            SIG[p] = v
-            sig2[p] = v
+            R[p] = XB[p] - (gamma[pi[p]] - gamma[pj[p]])
     log2pi = math.log(2.0 * math.pi)
-    if _pass_terms(P, floor, log2pi, N, S, R, VR, SIG, GR, H, T):
+    if _pass_terms(P, floor, log2pi, N, S, R, C[_C_VR], C[_C_SIG], sig2, C[_C_GR], C[_C_H], T):
+        SIG = C[_C_SIG]
         for p in range(P):
             v = SIG[p]
             if not normal_range(v):
                 c = N[p]
                 r = R[p]
                 T[p] = -0.5 * c * (log2pi + log(v)) - 0.5 * c * (S[p] + r * r) / v
-    for p in range(P):
-        CF[p] = floor
-    ll = 0.0
-    for p in range(P):            # summed in pair order
-        ll += T[p]
     for i in range(K):
         G[i] = gamma[i]
     G[K] = 1.0
+    G[K + 3] = floor
+    if build and rows:
+        return _row_sums(T, C[_C_GR], C[_C_H], B, gn, K - 1, True)
+    ll = 0.0
+    for p in range(P):            # summed in pair order
+        ll += T[p]
     return ll
 
 
@@ -916,6 +906,44 @@ def _system_row(p0, L, i, GR, H, B, g, dg):
 
 
 @_njit
+def _row_sums(T, GR, H, B, g, m, likelihood):
+    """The Newton system (``_newton_system``, ``mm = False``) from the pairs' terms, every pair in row-major
+    order, on the upper triangle of ``B``; with ``likelihood`` also the sum of ``T`` in pair order, returned
+    (else 0). Each node's sums take its pairs in pair order: first (a, i) for a < i (added while row a is
+    scanned), then its own row (i, j), j > i, added in registers, in the same loop as the likelihood's terms
+    (independent chains of additions, so they overlap); every off-diagonal entry belongs to one pair and is
+    written once (0 - h) instead of zeroed and updated."""
+    dg = np.zeros(m)
+    for a in range(m):
+        g[a] = 0.0
+    ll = 0.0
+    p = 0
+    for i in range(m + 1):
+        ag = 0.0
+        ad = 0.0
+        if i > 0:
+            ag = g[i - 1]
+            ad = dg[i - 1]
+        _system_row(p, m - i, i, GR, H, B, g, dg)
+        if likelihood:
+            for q in range(p, p + m - i):
+                ll += T[q]
+                ag += GR[q]
+                ad += H[q]
+        else:
+            for q in range(p, p + m - i):
+                ag += GR[q]
+                ad += H[q]
+        p += m - i
+        if i > 0:
+            g[i - 1] = ag
+            dg[i - 1] = ad
+    for a in range(m):
+        B[a, a] = dg[a]
+    return ll
+
+
+@_njit
 def _system_from_cache(pi, pj, n, C, B, g, m, rows):
     """``_newton_system`` (``mm = False``) from the cached per-pair terms, on the upper triangle of ``B``
     (the sums in the same order, so the same values). ``rows``: the pairs are every pair in row-major
@@ -925,29 +953,7 @@ def _system_from_cache(pi, pj, n, C, B, g, m, rows):
         g[a] = 0.0
         B[a, a] = 0.0
     if rows:
-        # each node's sums take its pairs in pair order: first (a, i) for a < i (added while row a is
-        # scanned), then its own row (i, j), j > i, added in registers; every off-diagonal entry belongs to
-        # one pair and is written once (0 - h) instead of zeroed and updated
-        GR = C[_C_GR]
-        H = C[_C_H]
-        dg = np.zeros(m)
-        p = 0
-        for i in range(m + 1):
-            ag = 0.0
-            ad = 0.0
-            if i > 0:
-                ag = g[i - 1]
-                ad = dg[i - 1]
-            _system_row(p, m - i, i, GR, H, B, g, dg)
-            for q in range(p, p + m - i):
-                ag += GR[q]
-                ad += H[q]
-            p += m - i
-            if i > 0:
-                g[i - 1] = ag
-                dg[i - 1] = ad
-        for a in range(m):
-            B[a, a] = dg[a]
+        _row_sums(C[_C_T], C[_C_GR], C[_C_H], B, g, m, False)
         return
     for a in range(m):
         row = B[a]
@@ -1129,11 +1135,19 @@ def fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_fl
     m = K - 1
     B = _chol_matrix(m)
     g = np.empty(m)
+    gn = np.empty(m)
     d0 = np.empty(m)
     trial = np.empty(K)
-    ll = _fit_pass(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0, C, G, True)
+    ll = _fit_pass(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0, C, G, True, B, gn, False)
+    rows = G[K + 1] == 1.0 and G[K + 2] == 1.0
+    fuse = rows and nu0 == 0.0     # the line search's passes can build the next Newton system
+    built = False
     for it in range(max_iter):
-        _system_from_cache(pi, pj, n, C, B, g, m, G[K + 1] == 1.0 and G[K + 2] == 1.0)
+        if built:
+            for a in range(m):
+                g[a] = gn[a]
+        else:
+            _system_from_cache(pi, pj, n, C, B, g, m, rows)
         for a in range(m):
             trial[a] = g[a]          # keep the gradient: the solve overwrites g
         newton = chol_solve_upper(B, g, m, d0)
@@ -1151,10 +1165,11 @@ def fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_fl
         t = 1.0
         accepted = False
         trial[0] = 0.0
+        build = fuse and not done     # the next iteration's system, should this trial be accepted
         for ls in range(40):
             for a in range(m):
                 trial[a + 1] = gamma[a + 1] + t * g[a]
-            new = _fit_pass(pi, pj, n, xbar, m2, floor, scale2, trial, sig2, nu0, C, G, False)
+            new = _fit_pass(pi, pj, n, xbar, m2, floor, scale2, trial, sig2, nu0, C, G, False, B, gn, build)
             if new >= ll + 1e-4 * t * slope - eps_ll:
                 accepted = True
                 break
@@ -1164,15 +1179,16 @@ def fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_fl
                 for a in range(m):
                     gamma[a + 1] = trial[a + 1]
                 return it + 1
-            _fit_pass(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0, C, G, False)
+            _fit_pass(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0, C, G, False, B, gn, False)
             return it + 1
         if not accepted:
-            _fit_pass(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0, C, G, False)
+            _fit_pass(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0, C, G, False, B, gn, False)
             return it + 1
         for a in range(m):
             gamma[a + 1] = trial[a + 1]
         ll = new
-    _fit_pass(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0, C, G, False)
+        built = build
+    _fit_pass(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0, C, G, False, B, gn, False)
     return -max_iter
 
 
