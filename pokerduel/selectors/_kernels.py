@@ -703,13 +703,15 @@ def _new_fit_cache(K, P):
 
 @_njit
 def _fit_pass(pi, pj, n, xbar, m2, floor, pool, gamma, sig2, nu0, C, G, start, B, gn, build):
-    """``profile_ll`` at ``gamma`` (fills ``sig2``, returns the log-likelihood) and each pair's Newton terms
+    """``profile_ll`` at ``gamma`` (fills ``sig2``; returns the log-likelihood and whether it built the Newton
+    system, below) and each pair's Newton terms
     (``_newton_system``'s gradient and Hessian contributions) into the cache ``C``, which then belongs to
     ``gamma``. ``start``: refresh the per-pair data (``m2 / n``) and reuse the cached terms of every pair
     whose data and gamma are those of the cache and whose variance is above both floors (without a
-    variance prior: with one, the terms depend on the pooled variance). ``build``: on the vectorised path
-    with every pair in row-major order, also the Newton system at ``gamma`` into ``B`` and ``gn``
-    (``_row_sums``); elsewhere the caller builds it from the cache."""
+    variance prior: with one, the terms depend on the pooled variance). ``build``: where every pair has two
+    samples, in row-major order, and there is no variance prior, also the Newton system at ``gamma`` into
+    ``B`` and ``gn`` (``_row_sums``, its sums in the likelihood's loop); elsewhere the caller builds it from
+    the cache."""
     K = gamma.size
     P = n.size
     same_gamma = False
@@ -741,12 +743,11 @@ def _fit_pass(pi, pj, n, xbar, m2, floor, pool, gamma, sig2, nu0, C, G, start, B
             c = n[p]
             vr = VR[p]
             ok[p] = (N[p] == c) & (XB[p] == xbar[p]) & (M2[p] == m2[p]) & (c >= 2) & (vr > cf) & (vr > floor)
-    ll = 0.0
+    ll = 0.0                      # with a variance prior summed here; without one after the loop, in pair order
     log2pi = math.log(2.0 * math.pi)
     for p in range(P):
         if same_gamma and ok[p]:
             sig2[p] = C[_C_SIG, p]
-            ll += C[_C_T, p]
             continue
         c = n[p]
         if start:
@@ -775,10 +776,11 @@ def _fit_pass(pi, pj, n, xbar, m2, floor, pool, gamma, sig2, nu0, C, G, start, B
         C[_C_SIG, p] = v
         lv = log(v)
         t = -0.5 * c * (log2pi + lv) - 0.5 * c * (s + r * r) / v
-        ll += t
         C[_C_T, p] = t
-        if nu0 > 0.0 and c >= 2:
-            ll -= 0.5 * nu0 * (lv + pool / v)
+        if nu0 > 0.0:
+            ll += t
+            if c >= 2:
+                ll -= 0.5 * nu0 * (lv + pool / v)
         # _newton_system (mm = False)
         w = s + r * r
         C[_C_VR, p] = w
@@ -806,7 +808,15 @@ def _fit_pass(pi, pj, n, xbar, m2, floor, pool, gamma, sig2, nu0, C, G, start, B
         G[i] = gamma[i]
     G[K] = 1.0
     G[K + 3] = floor        # the reused terms had their variances above it too: all are those at floor
-    return ll
+    if nu0 > 0.0:
+        return ll, False
+    T = C[_C_T]
+    if build and G[K + 1] == 1.0 and G[K + 2] == 1.0:
+        return _row_sums(T, C[_C_GR], C[_C_H], B, gn, K - 1, True), True
+    for p in range(P):
+        if n[p] != 0:
+            ll += T[p]
+    return ll, False
 
 
 @_njit
@@ -881,11 +891,11 @@ def _fit_pass_fast(pi, pj, floor, gamma, sig2, C, G, B, gn, build):
     G[K] = 1.0
     G[K + 3] = floor
     if build and rows:
-        return _row_sums(T, C[_C_GR], C[_C_H], B, gn, K - 1, True)
+        return _row_sums(T, C[_C_GR], C[_C_H], B, gn, K - 1, True), True
     ll = 0.0
     for p in range(P):            # summed in pair order
         ll += T[p]
-    return ll
+    return ll, False
 
 
 @_njit
@@ -1138,10 +1148,9 @@ def fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_fl
     gn = np.empty(m)
     d0 = np.empty(m)
     trial = np.empty(K)
-    ll = _fit_pass(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0, C, G, True, B, gn, False)
+    ll, built = _fit_pass(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0, C, G, True, B, gn, True)
     rows = G[K + 1] == 1.0 and G[K + 2] == 1.0
     fuse = rows and nu0 == 0.0     # the line search's passes can build the next Newton system
-    built = False
     for it in range(max_iter):
         if built:
             for a in range(m):
@@ -1169,7 +1178,8 @@ def fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_fl
         for ls in range(40):
             for a in range(m):
                 trial[a + 1] = gamma[a + 1] + t * g[a]
-            new = _fit_pass(pi, pj, n, xbar, m2, floor, scale2, trial, sig2, nu0, C, G, False, B, gn, build)
+            new, built = _fit_pass(pi, pj, n, xbar, m2, floor, scale2, trial, sig2, nu0, C, G, False, B, gn,
+                                   build)
             if new >= ll + 1e-4 * t * slope - eps_ll:
                 accepted = True
                 break
@@ -1187,7 +1197,6 @@ def fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_fl
         for a in range(m):
             gamma[a + 1] = trial[a + 1]
         ll = new
-        built = build
     _fit_pass(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0, C, G, False, B, gn, False)
     return -max_iter
 
