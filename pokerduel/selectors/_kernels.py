@@ -78,13 +78,19 @@ def record_many(n, xbar, m2, ps, xs):
 
 @_njit
 def data_scale2(n, xbar, m2):
-    """A squared data scale: the mean unbiased pair variance, else the mean squared pair mean, else 1."""
-    s = 0.0
+    """A squared data scale: the mean unbiased pair variance, else the mean squared pair mean, else 1.
+    The divisions run on vectors first; the sum then adds them in pair order (a pair below two samples adds
+    0.0, which changes no sum that starts at +0.0)."""
+    P = n.size
+    u = np.empty(P)
     c = 0
-    for p in range(n.size):
-        if n[p] >= 2:
-            s += m2[p] / (n[p] - 1)
-            c += 1
+    for p in range(P):
+        two = n[p] >= 2
+        u[p] = m2[p] / (n[p] - 1) if two else 0.0
+        c += two
+    s = 0.0
+    for p in range(P):
+        s += u[p]
     if c > 0 and s > 0.0:
         return s / c
     s = 0.0
@@ -262,8 +268,6 @@ def choose_pair(mu, var, pvar, n, pi, pj, k):
     the best gain by more than rounding is skipped without the ``erfc`` and ``log`` of its exact gain.
     """
     K = mu.size
-    P = pi.size
-    c, sign, base = _sides(mu, var, k)
     DV = _reductions(pvar, n)
     rows = _row_major(K, pi, pj)
     D = np.zeros(K)
@@ -280,12 +284,22 @@ def choose_pair(mu, var, pvar, n, pi, pj, k):
             _row_max(p, L, i + 1, DV, D)
             p += L
     else:
-        for p in range(P):
+        for p in range(pi.size):
             dv = DV[p]
             if dv > D[pi[p]]:
                 D[pi[p]] = dv
             if dv > D[pj[p]]:
                 D[pj[p]] = dv
+    return _choose_given(mu, var, DV, D, n, pi, pj, k, rows)
+
+
+@_njit
+def _choose_given(mu, var, DV, D, n, pi, pj, k, rows):
+    """``choose_pair`` given each pair's variance reduction ``DV`` and each item's largest one ``D``;
+    ``rows``: the pairs are every pair in row-major order."""
+    K = mu.size
+    P = pi.size
+    c, sign, base = _sides(mu, var, k)
     U = np.empty(K)
     for i in range(K):
         vi = var[i] - D[i]
@@ -1228,12 +1242,18 @@ def fit_thurstone(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fi
 @_njit
 def model_posterior(K, pidx, n, gamma, sig2, mu, var):
     """Eq 9: mu_i = sum_j (gamma_i - gamma_j) = K gamma_i - sum gamma; var_i = sum_j sig2_ij / n_ij."""
+    _model_means(K, gamma, mu)
+    score_posterior(K, n, sig2, var)
+
+
+@_njit
+def _model_means(K, gamma, mu):
+    """Eq 9's means: mu_i = K gamma_i - sum gamma."""
     tot = 0.0
     for i in range(K):
         tot += gamma[i]
     for i in range(K):
         mu[i] = K * gamma[i] - tot
-    score_posterior(K, n, sig2, var)
 
 
 @_njit
@@ -1307,9 +1327,61 @@ def ml_decide(K, k, pidx, pi, pj, n, nc, xbar, m2, gamma, sig2, init, var_floor,
 
 @_njit
 def ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var):
-    """ML-POCBAm's choice from a given fit: eq 9 posteriors with counts ``nc``, c, AEPCS argmax."""
-    model_posterior(K, pidx, nc, gamma, sig2, mu, var)
-    return choose_pair(mu, var, sig2, nc, pi, pj, k)
+    """ML-POCBAm's choice from a given fit: eq 9 posteriors with counts ``nc``, c, AEPCS argmax. With the
+    pairs in row-major order the posterior variances and the pairs' eq 13 reductions share their divisions
+    and loop (``_posterior_reductions``)."""
+    if not _row_major(K, pi, pj):
+        model_posterior(K, pidx, nc, gamma, sig2, mu, var)
+        return choose_pair(mu, var, sig2, nc, pi, pj, k)
+    _model_means(K, gamma, mu)
+    DV = np.empty(pi.size)
+    D = np.empty(K)
+    _posterior_reductions(K, nc, sig2, var, DV, D)
+    return _choose_given(mu, var, DV, D, nc, pi, pj, k, True)
+
+
+@_njit
+def _posterior_reductions(K, n, pvar, var, DV, D):
+    """``score_posterior``'s variances, ``_reductions``' ``DV`` and each item's largest reduction ``D``, every
+    pair in row-major order: ``pvar / n`` divided once for both (eq 13's first term is eq 9's), and each
+    row's sum and maximum taken in one loop (independent chains). The same values as the separate kernels:
+    each item's variance adds its terms in the order j = 0, 1, ..., and a maximum has no order."""
+    P = n.size
+    w = np.empty(P)
+    for p in range(P):            # the divisions, on vectors
+        x = pvar[p] / n[p]
+        w[p] = x
+        DV[p] = x - pvar[p] / (n[p] + 1)
+    for i in range(K):
+        var[i] = 0.0
+        D[i] = 0.0
+    p = 0
+    for i in range(K):
+        L = K - 1 - i
+        _row_add_max(p, L, i + 1, w, DV, var, D)
+        acc = var[i]
+        d = D[i]
+        for q in range(p, p + L):
+            acc += w[q]
+            dv = DV[q]
+            if dv > d:
+                d = dv
+        var[i] = acc
+        D[i] = d
+        p += L
+
+
+@_njit
+def _row_add_max(p0, L, j0, w, DV, var, D):
+    """Along a row (pairs ``p0 ..``, ``j = j0 ..``): ``var_j += w_p`` and ``D_j = max(D_j, DV_p)``, vectorised
+    (unsigned indices)."""
+    up0 = np.uint64(p0)
+    uj0 = np.uint64(j0)
+    for t in range(np.uint64(L)):
+        var[uj0 + t] += w[up0 + t]
+        dv = DV[up0 + t]
+        d = D[uj0 + t]
+        D[uj0 + t] = dv if dv > d else d
 
 
 @_njit
