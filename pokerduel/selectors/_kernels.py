@@ -238,12 +238,14 @@ def _row_max(p0, L, j0, DV, D):
 
 
 @_njit
-def _row_sum(p0, L, j0, ui, U, out):
-    """``out[p] = U_i + U_j`` along a row (pairs ``p0 ..``, ``j = j0 ..``), vectorised (unsigned indices)."""
+def _row_bounds(p0, L, j0, ui, ri, U, R, DV, Ub, Lb):
+    """Along a row (pairs ``p0 ..``, ``j = j0 ..``): ``Ub_p = U_i + U_j`` and ``Lb_p = DV_p (R_i + R_j)``,
+    vectorised (unsigned indices)."""
     up0 = np.uint64(p0)
     uj0 = np.uint64(j0)
     for t in range(np.uint64(L)):
-        out[up0 + t] = ui + U[uj0 + t]
+        Ub[up0 + t] = ui + U[uj0 + t]
+        Lb[up0 + t] = DV[up0 + t] * (ri + R[uj0 + t])
 
 
 @_njit
@@ -319,39 +321,51 @@ def _choose_given(mu, var, DV, D, n, pi, pj, k, rows):
             R[i] = slope * (a / math.sqrt(var[i] - D[i]) - z) / D[i]
         else:
             R[i] = np.inf
-    Ub = np.empty(P)          # the pairs' bounds U_i + U_j, on vectors
+    Ub = np.empty(P)          # the pairs' bounds U_i + U_j and DV (R_i + R_j), on vectors
+    Lb = np.empty(P)
     if rows:
         p = 0
         for i in range(K):
-            _row_sum(p, K - 1 - i, i + 1, U[i], U, Ub)
+            _row_bounds(p, K - 1 - i, i + 1, U[i], R[i], U, R, DV, Ub, Lb)
             p += K - 1 - i
     else:
         for p in range(P):
             Ub[p] = U[pi[p]] + U[pj[p]]
-    p0 = 0
-    b0 = -np.inf
-    for p in range(P):
-        b = Ub[p]
-        if b > b0:
-            b0 = b
-            p0 = p
+            Lb[p] = DV[p] * (R[pi[p]] + R[pj[p]])
+    if rows:                  # start from the pair of the two largest U_i: the largest bound
+        a = 0
+        for i in range(K):
+            if U[i] > U[a]:
+                a = i
+        b = 1 if a == 0 else 0
+        for i in range(K):
+            if i != a and U[i] > U[b]:
+                b = i
+        i0 = min(a, b)
+        p0 = i0 * (2 * K - i0 - 1) // 2 + max(a, b) - i0 - 1
+    else:
+        p0 = 0
+        b0 = -np.inf
+        for p in range(P):
+            if Ub[p] > b0:
+                b0 = Ub[p]
+                p0 = p
     best = _pair_gain_dv(p0, DV[p0], mu, var, pi, pj, sign, base, c)
     bestp = p0
     if not best == best:      # NaN
         best = -np.inf
         bestp = -1
+    near = best - 1e-9 * (1.0 + abs(best))
     for p in range(P):
         b = Ub[p]
-        if b < best or (b == best and p > bestp):   # a later pair wins only by a larger gain
-            continue
-        i = pi[p]
-        j = pj[p]
-        if DV[p] * (R[i] + R[j]) < best - 1e-9 * (1.0 + abs(best)):
+        # one branch, rarely taken: a later pair wins only by a larger gain
+        if (b < best) | ((b == best) & (p > bestp)) | (Lb[p] < near):
             continue
         g = _pair_gain_dv(p, DV[p], mu, var, pi, pj, sign, base, c)
         if g > best or (g == best and p < bestp):
             best = g
             bestp = p
+            near = best - 1e-9 * (1.0 + abs(best))
     if bestp < 0:            # every gain NaN: sample the least-sampled pair
         bestp = np.argmin(n)
     return bestp, c
@@ -752,16 +766,17 @@ def _fit_pass(pi, pj, n, xbar, m2, floor, pool, gamma, sig2, nu0, C, G, start, B
         XB = C[_C_XB]
         M2 = C[_C_M2]
         VR = C[_C_VR]
+        SIG = C[_C_SIG]
         cf = G[K + 3]
         for p in range(P):
             c = n[p]
             vr = VR[p]
             ok[p] = (N[p] == c) & (XB[p] == xbar[p]) & (M2[p] == m2[p]) & (c >= 2) & (vr > cf) & (vr > floor)
+            sig2[p] = SIG[p]      # (the others' are computed below)
     ll = 0.0                      # with a variance prior summed here; without one after the loop, in pair order
     log2pi = math.log(2.0 * math.pi)
     for p in range(P):
         if same_gamma and ok[p]:
-            sig2[p] = C[_C_SIG, p]
             continue
         c = n[p]
         if start:
@@ -1321,7 +1336,8 @@ def ml_decide(K, k, pidx, pi, pj, n, nc, xbar, m2, gamma, sig2, init, var_floor,
     the decisions' fit cache (``new_fit_cache``), which makes the next decision's fit cheaper."""
     iters = fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0,
                                  C, G)
-    p, c = ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var)
+    rows = G[K + 2] == 1.0 if K >= _FAST_FIT_K else _row_major(K, pi, pj)
+    p, c = _ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var, rows)
     return p, c, iters
 
 
@@ -1330,7 +1346,13 @@ def ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var):
     """ML-POCBAm's choice from a given fit: eq 9 posteriors with counts ``nc``, c, AEPCS argmax. With the
     pairs in row-major order the posterior variances and the pairs' eq 13 reductions share their divisions
     and loop (``_posterior_reductions``)."""
-    if not _row_major(K, pi, pj):
+    return _ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var, _row_major(K, pi, pj))
+
+
+@_njit
+def _ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var, rows):
+    """``ml_choose`` where the caller knows whether the pairs are every pair in row-major order."""
+    if not rows:
         model_posterior(K, pidx, nc, gamma, sig2, mu, var)
         return choose_pair(mu, var, sig2, nc, pi, pj, k)
     _model_means(K, gamma, mu)
