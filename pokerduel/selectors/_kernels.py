@@ -863,8 +863,10 @@ def _pass_terms(P, floor, log2pi, N, S, R, VR, SIG, sig2, GR, H, T):
     """Each pair's variance (``VR`` before the floor, ``SIG`` and ``sig2`` after), likelihood term (``T``) and
     Newton terms (``GR``, ``H``) for ``_fit_pass_fast``, in one loop on vectors (unsigned indices), glibc's
     ``log`` inlined (``log_normal``: variances near 1 are common); True if a variance is zero or subnormal,
-    whose terms the caller computes again with ``log``."""
+    whose terms the caller computes again with ``log``. The Newton term of a pair on the variance floor,
+    ``c / floor``, is set in a second loop where there is one, so the vectors divide three times, not four."""
     outside = False
+    floored = False
     for p in range(np.uint64(P)):
         c = N[p]
         r = R[p]
@@ -877,11 +879,14 @@ def _pass_terms(P, floor, log2pi, N, S, R, VR, SIG, sig2, GR, H, T):
         y = 0.5 * c * (s + r * r) / v         # the second term of profile_ll's sum
         up = w > floor
         GR[p] = c * r / (w if up else floor)
-        h1 = c * (s - r * r) / (w * w)
-        h2 = c / floor
-        H[p] = h1 if up else h2
+        H[p] = c * (s - r * r) / (w * w)
+        floored |= not up
         outside |= not normal_range(v)
         T[p] = -0.5 * c * (log2pi + log_normal(v)) - y
+    if floored:
+        for p in range(P):
+            if not VR[p] > floor:
+                H[p] = N[p] / floor
     return outside
 
 
