@@ -896,6 +896,21 @@ def _fit_pass_fast(pi, pj, floor, gamma, sig2, C, G, B, gn, build):
     same expressions, split into loops whose divisions and logarithms (``infra.log``, glibc's bit for bit) run
     on vectors; the likelihood summed in pair order, with the Newton system's sums when ``build``."""
     K = gamma.size
+    T = C[_C_T]
+    _pass_values(pi, pj, floor, gamma, sig2, C, G)
+    if build and G[K + 2] == 1.0:
+        return _row_sums(T, C[_C_GR], C[_C_H], B, gn, K - 1, True), True
+    ll = 0.0
+    for p in range(pi.size):      # summed in pair order
+        ll += T[p]
+    return ll, False
+
+
+@_njit
+def _pass_values(pi, pj, floor, gamma, sig2, C, G):
+    """``_fit_pass_fast`` up to its sums: every pair's terms into the cache ``C``, which then belongs to
+    ``gamma``, and the variances into ``sig2``."""
+    K = gamma.size
     P = pi.size
     N = C[_C_N]
     S = C[_C_S]
@@ -924,18 +939,12 @@ def _fit_pass_fast(pi, pj, floor, gamma, sig2, C, G, B, gn, build):
         G[i] = gamma[i]
     G[K] = 1.0
     G[K + 3] = floor
-    if build and rows:
-        return _row_sums(T, C[_C_GR], C[_C_H], B, gn, K - 1, True), True
-    ll = 0.0
-    for p in range(P):            # summed in pair order
-        ll += T[p]
-    return ll, False
 
 
 @_njit
-def _system_row(p0, L, i, GR, H, B, g, dg):
-    """Row ``i``'s pairs ``(i, j)``, ``j = i + 1 ..``, for the other ends ``j``: ``g_j -= gr``, ``dg_j += h``
-    and the off-diagonal entry ``0 - h`` (vectorised; unsigned indices)."""
+def _system_row(p0, L, i, GR, H, g, dg):
+    """Row ``i``'s pairs ``(i, j)``, ``j = i + 1 ..``, for the other ends ``j``: ``g_j -= gr`` and ``dg_j += h``
+    (vectorised; unsigned indices)."""
     up0 = np.uint64(p0)
     ui = np.uint64(i)
     for t in range(np.uint64(L)):
@@ -943,10 +952,6 @@ def _system_row(p0, L, i, GR, H, B, g, dg):
         j1 = ui + t                   # j - 1
         g[j1] -= GR[p]
         dg[j1] += H[p]
-    if i > 0:
-        row = B[i - 1]
-        for t in range(np.uint64(L)):
-            row[ui + t] = 0.0 - H[up0 + t]
 
 
 @_njit
@@ -956,7 +961,8 @@ def _row_sums(T, GR, H, B, g, m, likelihood):
     (else 0). Each node's sums take its pairs in pair order: first (a, i) for a < i (added while row a is
     scanned), then its own row (i, j), j > i, added in registers, in the same loop as the likelihood's terms
     (independent chains of additions, so they overlap); every off-diagonal entry belongs to one pair and is
-    written once (0 - h) instead of zeroed and updated."""
+    written once (0 - h) instead of zeroed and updated, in that loop too (a vector loop of its own per row
+    cost more in setting up than in storing)."""
     dg = np.zeros(m)
     for a in range(m):
         g[a] = 0.0
@@ -968,16 +974,27 @@ def _row_sums(T, GR, H, B, g, m, likelihood):
         if i > 0:
             ag = g[i - 1]
             ad = dg[i - 1]
-        _system_row(p, m - i, i, GR, H, B, g, dg)
+        _system_row(p, m - i, i, GR, H, g, dg)
+        row = B[i - 1] if i > 0 else B[0]
+        ui = np.uint64(i)
+        up0 = np.uint64(p)
         if likelihood:
-            for q in range(p, p + m - i):
+            for t in range(np.uint64(m - i)):
+                q = up0 + t
+                h = H[q]
                 ll += T[q]
                 ag += GR[q]
-                ad += H[q]
+                ad += h
+                if i > 0:
+                    row[ui + t] = 0.0 - h
         else:
-            for q in range(p, p + m - i):
+            for t in range(np.uint64(m - i)):
+                q = up0 + t
+                h = H[q]
                 ag += GR[q]
-                ad += H[q]
+                ad += h
+                if i > 0:
+                    row[ui + t] = 0.0 - h
         p += m - i
         if i > 0:
             g[i - 1] = ag
@@ -1165,9 +1182,22 @@ def fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_fl
     """``fit_thurstone`` with the fit cache ``(C, G)`` (``new_fit_cache``) kept by the caller between fits:
     the same iterations, gamma and sig2 bit for bit as ``fit_thurstone_ref``. Below ``_FAST_FIT_K``
     alternatives the plain method is the faster one (the cache's bookkeeping outweighs what it saves)."""
+    none = np.empty(0)
+    return _fit_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0, C, G,
+                       none, none, none, none)[0]
+
+
+@_njit
+def _fit_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0, C, G,
+                nc, var, DV, D):
+    """``fit_thurstone_cached``, returning (iterations, posted). With counts ``nc`` (not empty), where the
+    vectorised pass applies with every pair in row-major order, the last iteration's pass also computes
+    ``_posterior_reductions`` at its trial (``var``, ``DV``, ``D``), whose sums then overlap the likelihood's;
+    ``posted``: the fit ended at that trial, so they belong to the returned fit."""
     if K < _FAST_FIT_K:
         G[K] = 0.0
-        return fit_thurstone_ref(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0)
+        return fit_thurstone_ref(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter,
+                                 nu0), False
     scale2 = data_scale2(n, xbar, m2)
     floor = var_floor * scale2
     tol = fit_tol * math.sqrt(scale2)
@@ -1185,6 +1215,7 @@ def fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_fl
     ll, built = _fit_pass(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0, C, G, True, B, gn, True)
     rows = G[K + 1] == 1.0 and G[K + 2] == 1.0
     fuse = rows and nu0 == 0.0     # the line search's passes can build the next Newton system
+    post = fuse and nc.size > 0    # and the last one the posteriors
     for it in range(max_iter):
         if built:
             for a in range(m):
@@ -1212,8 +1243,13 @@ def fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_fl
         for ls in range(40):
             for a in range(m):
                 trial[a + 1] = gamma[a + 1] + t * g[a]
-            new, built = _fit_pass(pi, pj, n, xbar, m2, floor, scale2, trial, sig2, nu0, C, G, False, B, gn,
-                                   build)
+            if post and done and ls == 0:
+                _pass_values(pi, pj, floor, trial, sig2, C, G)
+                new = _posterior_reductions(K, nc, sig2, var, DV, D, C[_C_T], True)
+                built = False
+            else:
+                new, built = _fit_pass(pi, pj, n, xbar, m2, floor, scale2, trial, sig2, nu0, C, G, False, B, gn,
+                                       build)
             if new >= ll + 1e-4 * t * slope - eps_ll:
                 accepted = True
                 break
@@ -1222,17 +1258,17 @@ def fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_fl
             if accepted and t == 1.0:
                 for a in range(m):
                     gamma[a + 1] = trial[a + 1]
-                return it + 1
+                return it + 1, post
             _fit_pass(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0, C, G, False, B, gn, False)
-            return it + 1
+            return it + 1, False
         if not accepted:
             _fit_pass(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0, C, G, False, B, gn, False)
-            return it + 1
+            return it + 1, False
         for a in range(m):
             gamma[a + 1] = trial[a + 1]
         ll = new
     _fit_pass(pi, pj, n, xbar, m2, floor, scale2, gamma, sig2, nu0, C, G, False, B, gn, False)
-    return -max_iter
+    return -max_iter, False
 
 
 @_njit
@@ -1339,10 +1375,16 @@ def ml_decide(K, k, pidx, pi, pj, n, nc, xbar, m2, gamma, sig2, init, var_floor,
 
     The fit uses the samples seen (``n``); the posteriors and eq 13 count pending ones too (``nc``). ``(C, G)``:
     the decisions' fit cache (``new_fit_cache``), which makes the next decision's fit cheaper."""
-    iters = fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0,
-                                 C, G)
-    rows = G[K + 2] == 1.0 if K >= _FAST_FIT_K else _row_major(K, pi, pj)
-    p, c = _ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var, rows)
+    DV = np.empty(pi.size)
+    D = np.empty(K)
+    iters, posted = _fit_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter,
+                                nu0, C, G, nc, var, DV, D)
+    if posted:                # eq 9's variances and eq 13's reductions came with the fit's last pass
+        _model_means(K, gamma, mu)
+        p, c = _choose_given(mu, var, DV, D, nc, pi, pj, k, True)
+    else:
+        rows = G[K + 2] == 1.0 if K >= _FAST_FIT_K else _row_major(K, pi, pj)
+        p, c = _ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var, rows)
     return p, c, iters
 
 
@@ -1363,16 +1405,17 @@ def _ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var, rows):
     _model_means(K, gamma, mu)
     DV = np.empty(pi.size)
     D = np.empty(K)
-    _posterior_reductions(K, nc, sig2, var, DV, D)
+    _posterior_reductions(K, nc, sig2, var, DV, D, DV, False)
     return _choose_given(mu, var, DV, D, nc, pi, pj, k, True)
 
 
 @_njit
-def _posterior_reductions(K, n, pvar, var, DV, D):
+def _posterior_reductions(K, n, pvar, var, DV, D, T, likelihood):
     """``score_posterior``'s variances, ``_reductions``' ``DV`` and each item's largest reduction ``D``, every
     pair in row-major order: ``pvar / n`` divided once for both (eq 13's first term is eq 9's), and each
     row's sum and maximum taken in one loop (independent chains). The same values as the separate kernels:
-    each item's variance adds its terms in the order j = 0, 1, ..., and a maximum has no order."""
+    each item's variance adds its terms in the order j = 0, 1, ..., and a maximum has no order. With
+    ``likelihood`` the same loop also sums ``T`` in pair order (a fit's likelihood), returned (else 0)."""
     P = n.size
     w = np.empty(P)
     for p in range(P):            # the divisions, on vectors
@@ -1382,20 +1425,30 @@ def _posterior_reductions(K, n, pvar, var, DV, D):
     for i in range(K):
         var[i] = 0.0
         D[i] = 0.0
+    ll = 0.0
     p = 0
     for i in range(K):
         L = K - 1 - i
         _row_add_max(p, L, i + 1, w, DV, var, D)
         acc = var[i]
         d = D[i]
-        for q in range(p, p + L):
-            acc += w[q]
-            dv = DV[q]
-            if dv > d:
-                d = dv
+        if likelihood:
+            for q in range(p, p + L):
+                ll += T[q]
+                acc += w[q]
+                dv = DV[q]
+                if dv > d:
+                    d = dv
+        else:
+            for q in range(p, p + L):
+                acc += w[q]
+                dv = DV[q]
+                if dv > d:
+                    d = dv
         var[i] = acc
         D[i] = d
         p += L
+    return ll
 
 
 @_njit
