@@ -238,14 +238,98 @@ def _row_max(p0, L, j0, DV, D):
 
 
 @_njit
-def _row_bounds(p0, L, j0, ui, ri, U, R, DV, Ub, Lb):
-    """Along a row (pairs ``p0 ..``, ``j = j0 ..``): ``Ub_p = U_i + U_j`` and ``Lb_p = DV_p (R_i + R_j)``,
-    vectorised (unsigned indices)."""
+def _row_candidates(p0, L, j0, ui, ri, U, R, DV, best, near, marks):
+    """Along a row (pairs ``p0 ..``, ``j = j0 ..``): mark the pairs that pass the pruned scan's bounds against
+    ``best`` (``U_i + U_j``) and ``near`` (``DV_p (R_i + R_j)``), vectorised (unsigned indices)."""
     up0 = np.uint64(p0)
     uj0 = np.uint64(j0)
     for t in range(np.uint64(L)):
-        Ub[up0 + t] = ui + U[uj0 + t]
-        Lb[up0 + t] = DV[up0 + t] * (ri + R[uj0 + t])
+        out = (ui + U[uj0 + t] < best) | (DV[up0 + t] * (ri + R[uj0 + t]) < near)
+        marks[up0 + t] = not out
+
+
+@_njit
+def _scan_pairs(U, R, DV, mu, var, pi, pj, sign, base, c):
+    """``choose_pair``'s pruned scan over every pair in pair order, from the pair of the largest bound;
+    -1 if every gain is NaN."""
+    P = pi.size
+    Ub = np.empty(P)          # the pairs' bounds U_i + U_j and DV (R_i + R_j)
+    Lb = np.empty(P)
+    for p in range(P):
+        Ub[p] = U[pi[p]] + U[pj[p]]
+        Lb[p] = DV[p] * (R[pi[p]] + R[pj[p]])
+    p0 = 0
+    b0 = -np.inf
+    for p in range(P):
+        if Ub[p] > b0:
+            b0 = Ub[p]
+            p0 = p
+    best = _pair_gain_dv(p0, DV[p0], mu, var, pi, pj, sign, base, c)
+    bestp = p0
+    if not best == best:      # NaN
+        best = -np.inf
+        bestp = -1
+    near = best - 1e-9 * (1.0 + abs(best))
+    for p in range(P):
+        b = Ub[p]
+        # one branch, rarely taken: a later pair wins only by a larger gain
+        if (b < best) | ((b == best) & (p > bestp)) | (Lb[p] < near):
+            continue
+        g = _pair_gain_dv(p, DV[p], mu, var, pi, pj, sign, base, c)
+        if g > best or (g == best and p < bestp):
+            best = g
+            bestp = p
+            near = best - 1e-9 * (1.0 + abs(best))
+    return bestp
+
+
+@_njit
+def _scan_rows(K, U, R, DV, mu, var, pi, pj, sign, base, c):
+    """``_scan_pairs`` where the pairs are every pair in row-major order. It starts from the pair of the two
+    largest ``U_i`` (the largest bound; pair ``(i, j)`` has index ``i (2K - i - 1) / 2 + j - i - 1``), marks on
+    vectors the pairs whose bounds reach that pair's gain (``_row_candidates``) and scans only those, eight
+    marks at a time: the best gain only grows, so no other pair could pass the scan's tests, and the answer
+    (the largest gain, ties to the lowest index) does not depend on the order of the visits."""
+    P = pi.size
+    a = 0
+    for i in range(K):
+        if U[i] > U[a]:
+            a = i
+    b = 1 if a == 0 else 0
+    for i in range(K):
+        if i != a and U[i] > U[b]:
+            b = i
+    i0 = min(a, b)
+    p0 = i0 * (2 * K - i0 - 1) // 2 + max(a, b) - i0 - 1
+    best = _pair_gain_dv(p0, DV[p0], mu, var, pi, pj, sign, base, c)
+    bestp = p0
+    if not best == best:      # NaN
+        best = -np.inf
+        bestp = -1
+    near = best - 1e-9 * (1.0 + abs(best))
+    marks = np.zeros((P + 7) // 8 * 8, dtype=np.uint8)
+    p = 0
+    for i in range(K):
+        _row_candidates(p, K - 1 - i, i + 1, U[i], R[i], U, R, DV, best, near, marks)
+        p += K - 1 - i
+    words = marks.view(np.uint64)
+    for w in range(words.size):
+        if words[w] == 0:
+            continue
+        for p in range(8 * w, min(8 * w + 8, P)):
+            if marks[p] == 0:
+                continue
+            i = pi[p]
+            j = pj[p]
+            bnd = U[i] + U[j]
+            if (bnd < best) | ((bnd == best) & (p > bestp)) | (DV[p] * (R[i] + R[j]) < near):
+                continue
+            g = _pair_gain_dv(p, DV[p], mu, var, pi, pj, sign, base, c)
+            if g > best or (g == best and p < bestp):
+                best = g
+                bestp = p
+                near = best - 1e-9 * (1.0 + abs(best))
+    return bestp
 
 
 @_njit
@@ -321,51 +405,10 @@ def _choose_given(mu, var, DV, D, n, pi, pj, k, rows):
             R[i] = slope * (a / math.sqrt(var[i] - D[i]) - z) / D[i]
         else:
             R[i] = np.inf
-    Ub = np.empty(P)          # the pairs' bounds U_i + U_j and DV (R_i + R_j), on vectors
-    Lb = np.empty(P)
     if rows:
-        p = 0
-        for i in range(K):
-            _row_bounds(p, K - 1 - i, i + 1, U[i], R[i], U, R, DV, Ub, Lb)
-            p += K - 1 - i
+        bestp = _scan_rows(K, U, R, DV, mu, var, pi, pj, sign, base, c)
     else:
-        for p in range(P):
-            Ub[p] = U[pi[p]] + U[pj[p]]
-            Lb[p] = DV[p] * (R[pi[p]] + R[pj[p]])
-    if rows:                  # start from the pair of the two largest U_i: the largest bound
-        a = 0
-        for i in range(K):
-            if U[i] > U[a]:
-                a = i
-        b = 1 if a == 0 else 0
-        for i in range(K):
-            if i != a and U[i] > U[b]:
-                b = i
-        i0 = min(a, b)
-        p0 = i0 * (2 * K - i0 - 1) // 2 + max(a, b) - i0 - 1
-    else:
-        p0 = 0
-        b0 = -np.inf
-        for p in range(P):
-            if Ub[p] > b0:
-                b0 = Ub[p]
-                p0 = p
-    best = _pair_gain_dv(p0, DV[p0], mu, var, pi, pj, sign, base, c)
-    bestp = p0
-    if not best == best:      # NaN
-        best = -np.inf
-        bestp = -1
-    near = best - 1e-9 * (1.0 + abs(best))
-    for p in range(P):
-        b = Ub[p]
-        # one branch, rarely taken: a later pair wins only by a larger gain
-        if (b < best) | ((b == best) & (p > bestp)) | (Lb[p] < near):
-            continue
-        g = _pair_gain_dv(p, DV[p], mu, var, pi, pj, sign, base, c)
-        if g > best or (g == best and p < bestp):
-            best = g
-            bestp = p
-            near = best - 1e-9 * (1.0 + abs(best))
+        bestp = _scan_pairs(U, R, DV, mu, var, pi, pj, sign, base, c)
     if bestp < 0:            # every gain NaN: sample the least-sampled pair
         bestp = np.argmin(n)
     return bestp, c
