@@ -405,7 +405,7 @@ def _choose_given(mu, var, DV, D, n, pi, pj, k, rows):
             R[i] = slope * (a / math.sqrt(var[i] - D[i]) - z) / D[i]
         else:
             R[i] = np.inf
-    if rows:
+    if rows and K >= _FAST_FIT_K:       # (below, setting up the rows' vector loops costs more than it saves)
         bestp = _scan_rows(K, U, R, DV, mu, var, pi, pj, sign, base, c)
     else:
         bestp = _scan_pairs(U, R, DV, mu, var, pi, pj, sign, base, c)
@@ -1448,7 +1448,7 @@ def ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var):
 @_njit
 def _ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var, rows):
     """``ml_choose`` where the caller knows whether the pairs are every pair in row-major order."""
-    if not rows:
+    if not rows or K < _FAST_FIT_K:
         model_posterior(K, pidx, nc, gamma, sig2, mu, var)
         return choose_pair(mu, var, sig2, nc, pi, pj, k)
     _model_means(K, gamma, mu)
