@@ -47,6 +47,12 @@ def _njit(fn):
     return numba.njit(cache=True, nogil=True, error_model="numpy")(fn)
 
 
+def _inline(fn):
+    """``_njit`` for a loop body called once per row: inlined into its caller (numba IR), because LLVM
+    leaves some of these calls, whose arrays are passed as many scalars, as calls."""
+    return numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")(fn)
+
+
 @_njit
 def log_ndtr(z):
     """``log(Phi(z))`` accurate in both tails (matches ``scipy.special.log_ndtr``)."""
@@ -216,7 +222,7 @@ def _row_major(K, pi, pj):
     return bad == 0
 
 
-@_njit
+@_inline
 def _row_check(p0, L, i, pi, pj):
     """How many of the pairs ``p0 .. p0 + L - 1`` are not ``(i, i + 1), (i, i + 2), ...`` (vectorised)."""
     up0 = np.uint64(p0)
@@ -226,7 +232,7 @@ def _row_check(p0, L, i, pi, pj):
     return bad
 
 
-@_njit
+@_inline
 def _row_max(p0, L, j0, DV, D):
     """``D[j] = max(D[j], DV[p])`` along a row (pairs ``p0 ..``, ``j = j0 ..``), vectorised (unsigned indices)."""
     up0 = np.uint64(p0)
@@ -237,7 +243,7 @@ def _row_max(p0, L, j0, DV, D):
         D[uj0 + t] = dv if dv > d else d
 
 
-@_njit
+@_inline
 def _row_candidates(p0, L, j0, ui, ri, U, R, DV, best, near, marks):
     """Along a row (pairs ``p0 ..``, ``j = j0 ..``): mark the pairs that pass the pruned scan's bounds against
     ``best`` (``U_i + U_j``) and ``near`` (``DV_p (R_i + R_j)``), vectorised (unsigned indices)."""
@@ -897,7 +903,7 @@ def _fit_pass(pi, pj, n, xbar, m2, floor, pool, gamma, sig2, nu0, C, G, start, B
     return ll, False
 
 
-@_njit
+@_inline
 def _pass_row(p0, L, j0, gi, gamma, XB, R):
     """The residuals of row ``i`` (pairs ``p0 .. p0 + L - 1``, ``j = j0 ..``) for ``_fit_pass_fast``; unsigned
     indices spare numba's negative-index checks, so the loop is vectorised."""
@@ -990,7 +996,7 @@ def _pass_values(pi, pj, floor, gamma, sig2, C, G):
     G[K + 3] = floor
 
 
-@_njit
+@_inline
 def _system_row(p0, L, i, GR, H, g, dg):
     """Row ``i``'s pairs ``(i, j)``, ``j = i + 1 ..``, for the other ends ``j``: ``g_j -= gr`` and ``dg_j += h``
     (vectorised; unsigned indices)."""
@@ -1122,7 +1128,7 @@ def _chol_pad(B, m):
             B[a, i] = 0.0
 
 
-@_njit
+@_inline
 def _chol_pivot(B, b, j, m, d0):
     """Finish row ``j`` of the upper-triangular factor (the square root of its diagonal, the division of the
     rest of the row) and step ``j`` of the forward substitution; False if the diagonal fails ``chol_solve``'s
@@ -1141,7 +1147,7 @@ def _chol_pivot(B, b, j, m, d0):
     return True
 
 
-@_njit
+@_inline
 def _chol_update(B, j, q):
     """Subtract row ``j``'s term from row ``q`` (over row ``q``'s aligned window, entries ``q .. m - 1`` and
     the unused ones around them)."""
@@ -1500,7 +1506,7 @@ def _posterior_reductions(K, n, pvar, var, DV, D, T, likelihood):
     return ll
 
 
-@_njit
+@_inline
 def _row_add_max(p0, L, j0, w, DV, var, D):
     """Along a row (pairs ``p0 ..``, ``j = j0 ..``): ``var_j += w_p`` and ``D_j = max(D_j, DV_p)``, vectorised
     (unsigned indices)."""
