@@ -254,7 +254,7 @@ def _row_candidates(p0, L, j0, ui, ri, U, R, DV, best, near, marks):
         marks[up0 + t] = not out
 
 
-@_njit
+@_inline
 def _scan_pairs(U, R, DV, mu, var, pi, pj, sign, base, c):
     """``choose_pair``'s pruned scan over every pair in pair order, from the pair of the largest bound;
     -1 if every gain is NaN."""
@@ -289,7 +289,7 @@ def _scan_pairs(U, R, DV, mu, var, pi, pj, sign, base, c):
     return bestp
 
 
-@_njit
+@_inline
 def _scan_rows(K, U, R, DV, mu, var, pi, pj, sign, base, c):
     """``_scan_pairs`` where the pairs are every pair in row-major order. It starts from the pair of the two
     largest ``U_i`` (the largest bound; pair ``(i, j)`` has index ``i (2K - i - 1) / 2 + j - i - 1``), marks on
@@ -385,7 +385,7 @@ def choose_pair(mu, var, pvar, n, pi, pj, k):
     return _choose_given(mu, var, DV, D, n, pi, pj, k, rows)
 
 
-@_njit
+@_inline
 def _choose_given(mu, var, DV, D, n, pi, pj, k, rows):
     """``choose_pair`` given each pair's variance reduction ``DV`` and each item's largest one ``D``;
     ``rows``: the pairs are every pair in row-major order."""
@@ -1451,7 +1451,7 @@ def ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var):
     return _ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var, _row_major(K, pi, pj))
 
 
-@_njit
+@_inline
 def _ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var, rows):
     """``ml_choose`` where the caller knows whether the pairs are every pair in row-major order."""
     if not rows or K < _FAST_FIT_K:
