@@ -11,16 +11,46 @@ from pokerduel.selectors.problems import pair_arrays, pair_index_matrix
 from .test_selectors_kernels_chol import reference_solve
 
 
+@pytest.mark.parametrize("padded", [False, True])
 @pytest.mark.parametrize("m", [1, 2, 3, 4, 5, 7, 8, 9, 13, 31, 99])
-def test_upper_cholesky_equals_textbook_bit_for_bit(m):
+def test_upper_cholesky_equals_textbook_bit_for_bit(m, padded):
     rng = np.random.default_rng(m)
     B = rng.normal(size=(m, m))
     A = B @ B.T + m * np.eye(m)
     b = rng.normal(size=m)
-    work = np.triu(A) + np.tril(np.full((m, m), np.nan), -1)    # the lower triangle is never read
+    work = kern.chol_matrix(m) if padded else np.empty((m, m))   # padded: rows of a multiple of 8, aligned
+    work[...] = np.nan                        # the lower triangle and the padding never reach the factor
+    work[:, :m] = np.triu(A) + np.tril(np.full((m, m), np.nan), -1)
     x = b.copy()
     assert kern.chol_solve_upper(work, x, m, np.empty(m))
     assert np.array_equal(x, reference_solve(A, b))
+    if padded:
+        assert work.shape[1] % 8 == 0 and work.ctypes.data % 64 == 0
+
+
+@pytest.mark.parametrize("K", [2, 5, 17, 40])
+def test_posterior_reductions_equal_the_separate_kernels(K):
+    """Eq 9's variances, eq 13's reductions, each item's largest reduction and a likelihood sum from one loop
+    are those of ``score_posterior``, ``_reductions``, a plain maximum and a plain sum, bit for bit."""
+    rng = np.random.default_rng(K)
+    P = K * (K - 1) // 2
+    n = rng.integers(1, 30, size=P)
+    pvar = rng.uniform(0.0, 2.0, size=P) * rng.choice([1e-6, 1.0, 1e3], size=P)
+    T = rng.normal(size=P) * 1e3
+    var, DV, D = np.empty(K), np.empty(P), np.empty(K)
+    ll = kern._posterior_reductions(K, n, pvar, var, DV, D, T, True)
+    want_var = np.empty(K)
+    kern.score_posterior(K, n, pvar, want_var)
+    want_dv = kern._reductions(pvar, n)
+    pi, pj = pair_arrays(K)
+    want_d = np.zeros(K)
+    np.maximum.at(want_d, pi, want_dv)
+    np.maximum.at(want_d, pj, want_dv)
+    want_ll = 0.0
+    for t in T:
+        want_ll += t
+    assert np.array_equal(var, want_var) and np.array_equal(DV, want_dv) and np.array_equal(D, want_d)
+    assert ll == want_ll
 
 
 @pytest.mark.parametrize("m", [2, 5, 9])
