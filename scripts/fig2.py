@@ -5,7 +5,7 @@ differences and where the curves cross) and the full results to ``runs/fig2<pane
 
     python scripts/fig2.py                          # all panels, 10,000 replications for (a) and (b)
     python scripts/fig2.py --panels a --reps 10000  # Fig 2a in full, timed (the 5-minute target)
-    python scripts/fig2.py --panels c --reps-c 1000 # (c) costs ~2 s a replication on one core (docs/benchmarks.md)
+    python scripts/fig2.py --panels c --reps-c 1000 # (c): 1.6 s a replication on one Zen 5 core (docs/benchmarks.md)
     python scripts/fig2.py --panels a --var-prior 2 # POCBAm and ML-POCBAm with var_prior = 2: fig2a-vp2.*
     python scripts/fig2.py --panels c --reps-c 10000 --scheduler tcp://HEAD:8786   # the paper's count on Dask
 
