@@ -256,8 +256,8 @@ def _row_candidates(p0, L, j0, ui, ri, U, R, DV, best, near, marks):
 
 @_inline
 def _scan_pairs(U, R, DV, mu, var, pi, pj, sign, base, c):
-    """``choose_pair``'s pruned scan over every pair in pair order, from the pair of the largest bound;
-    -1 if every gain is NaN."""
+    """``choose_pair``'s pruned scan over every pair, from the pair of the largest bound; -1 if every gain is
+    NaN."""
     P = pi.size
     Ub = np.empty(P)          # the pairs' bounds U_i + U_j and DV (R_i + R_j)
     Lb = np.empty(P)
@@ -270,32 +270,18 @@ def _scan_pairs(U, R, DV, mu, var, pi, pj, sign, base, c):
         if Ub[p] > b0:
             b0 = Ub[p]
             p0 = p
-    best = _pair_gain_dv(p0, DV[p0], mu, var, pi, pj, sign, base, c)
-    bestp = p0
-    if not best == best:      # NaN
-        best = -np.inf
-        bestp = -1
-    near = best - 1e-9 * (1.0 + abs(best))
+    best, bestp, near = _first_gain(p0, DV, mu, var, pi, pj, sign, base, c)
+    marks = np.zeros((P + 7) // 8 * 8, dtype=np.uint8)
     for p in range(P):
-        b = Ub[p]
-        # one branch, rarely taken: a later pair wins only by a larger gain
-        if (b < best) | ((b == best) & (p > bestp)) | (Lb[p] < near):
-            continue
-        g = _pair_gain_dv(p, DV[p], mu, var, pi, pj, sign, base, c)
-        if g > best or (g == best and p < bestp):
-            best = g
-            bestp = p
-            near = best - 1e-9 * (1.0 + abs(best))
-    return bestp
+        marks[p] = not ((Ub[p] < best) | (Lb[p] < near))
+    return _scan_marked(marks, best, bestp, near, U, R, DV, mu, var, pi, pj, sign, base, c)
 
 
 @_inline
 def _scan_rows(K, U, R, DV, mu, var, pi, pj, sign, base, c):
-    """``_scan_pairs`` where the pairs are every pair in row-major order. It starts from the pair of the two
-    largest ``U_i`` (the largest bound; pair ``(i, j)`` has index ``i (2K - i - 1) / 2 + j - i - 1``), marks on
-    vectors the pairs whose bounds reach that pair's gain (``_row_candidates``) and scans only those, eight
-    marks at a time: the best gain only grows, so no other pair could pass the scan's tests, and the answer
-    (the largest gain, ties to the lowest index) does not depend on the order of the visits."""
+    """``_scan_pairs`` where the pairs are every pair in row-major order: the pair of the two largest ``U_i``
+    has the largest bound (pair ``(i, j)`` has index ``i (2K - i - 1) / 2 + j - i - 1``), and the marks are set
+    row by row on vectors (``_row_candidates``)."""
     P = pi.size
     a = 0
     for i in range(K):
@@ -307,17 +293,35 @@ def _scan_rows(K, U, R, DV, mu, var, pi, pj, sign, base, c):
             b = i
     i0 = min(a, b)
     p0 = i0 * (2 * K - i0 - 1) // 2 + max(a, b) - i0 - 1
-    best = _pair_gain_dv(p0, DV[p0], mu, var, pi, pj, sign, base, c)
-    bestp = p0
-    if not best == best:      # NaN
-        best = -np.inf
-        bestp = -1
-    near = best - 1e-9 * (1.0 + abs(best))
+    best, bestp, near = _first_gain(p0, DV, mu, var, pi, pj, sign, base, c)
     marks = np.zeros((P + 7) // 8 * 8, dtype=np.uint8)
     p = 0
     for i in range(K):
         _row_candidates(p, K - 1 - i, i + 1, U[i], R[i], U, R, DV, best, near, marks)
         p += K - 1 - i
+    return _scan_marked(marks, best, bestp, near, U, R, DV, mu, var, pi, pj, sign, base, c)
+
+
+@_inline
+def _first_gain(p0, DV, mu, var, pi, pj, sign, base, c):
+    """The scan's start: pair ``p0``'s gain, ``p0`` and the linear bound's threshold (a NaN gain: none)."""
+    best = _pair_gain_dv(p0, DV[p0], mu, var, pi, pj, sign, base, c)
+    bestp = p0
+    if not best == best:      # NaN
+        best = -np.inf
+        bestp = -1
+    return best, bestp, best - 1e-9 * (1.0 + abs(best))
+
+
+@_inline
+def _scan_marked(marks, best, bestp, near, U, R, DV, mu, var, pi, pj, sign, base, c):
+    """The pruned scan over the marked pairs, eight marks at a time: a pair is skipped whose bound
+    ``U_i + U_j`` is below the best gain found (or equal to it after the best pair: ties go to the lower
+    index), or whose linear bound ``DV (R_i + R_j)`` is below it by more than rounding. The marks are the
+    pairs that pass these tests against the first gain; the best gain only grows, so no other pair could
+    pass them later, and the answer (the largest gain, ties to the lowest index) does not depend on the
+    order of the visits."""
+    P = pi.size
     words = marks.view(np.uint64)
     for w in range(words.size):
         if words[w] == 0:
