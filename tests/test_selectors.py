@@ -156,6 +156,15 @@ def test_pruned_pair_scan_equals_the_full_scan():
             table_n, table_v = rng.integers(1, 5, size=(3, 3)), rng.uniform(0.1, 2, size=(3, 3))
             n, pvar = table_n[group[pi], group[pj]], table_v[group[pi], group[pj]]
         assert kern.choose_pair(mu, var, pvar, n, pi, pj, k) == kern.choose_pair_scan(mu, var, pvar, n, pi, pj, k)
+    for trial in range(200):       # pairs in another order (not row-major): the general layout's scan
+        K = int(rng.integers(2, 40))
+        k = int(rng.integers(1, K))
+        pi, pj = pair_arrays(K)
+        order = rng.permutation(pi.size)
+        pi, pj = pi[order], pj[order]
+        mu, var = rng.normal(size=K), rng.uniform(1e-3, 2, size=K)
+        n, pvar = rng.integers(1, 50, size=pi.size), rng.uniform(0, 1, size=pi.size)
+        assert kern.choose_pair(mu, var, pvar, n, pi, pj, k) == kern.choose_pair_scan(mu, var, pvar, n, pi, pj, k)
     for name in ("pocbam", "ml-pocbam"):          # states of real runs: K = 30, and K = 50 from n0 = 1
         for K, k, n0 in ((30, 12, 3), (50, 15, 1)):
             o, s = _warm(name, K, k, extra=40, seed=3, n0=n0)
