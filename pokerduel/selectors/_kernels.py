@@ -1241,6 +1241,9 @@ def fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_fl
     """``fit_thurstone`` with the fit cache ``(C, G)`` (``new_fit_cache``) kept by the caller between fits:
     the same iterations, gamma and sig2 bit for bit as ``fit_thurstone_ref``. Below ``_FAST_FIT_K``
     alternatives the plain method is the faster one (the cache's bookkeeping outweighs what it saves)."""
+    if K < _FAST_FIT_K:
+        G[K] = 0.0
+        return fit_thurstone_ref(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0)
     none = np.empty(0)
     return _fit_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0, C, G,
                        none, none, none, none)[0]
@@ -1434,6 +1437,12 @@ def ml_decide(K, k, pidx, pi, pj, n, nc, xbar, m2, gamma, sig2, init, var_floor,
 
     The fit uses the samples seen (``n``); the posteriors and eq 13 count pending ones too (``nc``). ``(C, G)``:
     the decisions' fit cache (``new_fit_cache``), which makes the next decision's fit cheaper."""
+    if K < _FAST_FIT_K:
+        G[K] = 0.0
+        iters = fit_thurstone_ref(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter,
+                                  nu0)
+        p, c = _ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var, False)
+        return p, c, iters
     DV = np.empty(pi.size)
     D = np.empty(K)
     iters, posted = _fit_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter,
@@ -1442,8 +1451,7 @@ def ml_decide(K, k, pidx, pi, pj, n, nc, xbar, m2, gamma, sig2, init, var_floor,
         _model_means(K, gamma, mu)
         p, c = _choose_given(mu, var, DV, D, nc, pi, pj, k, True)
     else:
-        rows = G[K + 2] == 1.0 if K >= _FAST_FIT_K else _row_major(K, pi, pj)
-        p, c = _ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var, rows)
+        p, c = _ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var, G[K + 2] == 1.0)
     return p, c, iters
 
 
@@ -1452,12 +1460,13 @@ def ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var):
     """ML-POCBAm's choice from a given fit: eq 9 posteriors with counts ``nc``, c, AEPCS argmax. With the
     pairs in row-major order the posterior variances and the pairs' eq 13 reductions share their divisions
     and loop (``_posterior_reductions``)."""
-    return _ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var, _row_major(K, pi, pj))
+    return _ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var, K >= _FAST_FIT_K and _row_major(K, pi, pj))
 
 
 @_inline
 def _ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var, rows):
-    """``ml_choose`` where the caller knows whether the pairs are every pair in row-major order."""
+    """``ml_choose`` where the caller knows whether the pairs are every pair in row-major order (below
+    ``_FAST_FIT_K`` it need not say: the plain kernels serve there)."""
     if not rows or K < _FAST_FIT_K:
         model_posterior(K, pidx, nc, gamma, sig2, mu, var)
         return choose_pair(mu, var, sig2, nc, pi, pj, k)
