@@ -259,11 +259,9 @@ def _scan_pairs(U, R, DV, mu, var, pi, pj, sign, base, c):
     """``choose_pair``'s pruned scan over every pair, from the pair of the largest bound; -1 if every gain is
     NaN."""
     P = pi.size
-    Ub = np.empty(P)          # the pairs' bounds U_i + U_j and DV (R_i + R_j)
-    Lb = np.empty(P)
+    Ub = np.empty(P)          # the pairs' bounds U_i + U_j
     for p in range(P):
         Ub[p] = U[pi[p]] + U[pj[p]]
-        Lb[p] = DV[p] * (R[pi[p]] + R[pj[p]])
     p0 = 0
     b0 = -np.inf
     for p in range(P):
@@ -273,7 +271,7 @@ def _scan_pairs(U, R, DV, mu, var, pi, pj, sign, base, c):
     best, bestp, near = _first_gain(p0, DV, mu, var, pi, pj, sign, base, c)
     marks = np.zeros((P + 7) // 8 * 8, dtype=np.uint8)
     for p in range(P):
-        marks[p] = not ((Ub[p] < best) | (Lb[p] < near))
+        marks[p] = not ((Ub[p] < best) | (DV[p] * (R[pi[p]] + R[pj[p]]) < near))
     return _scan_marked(marks, best, bestp, near, U, R, DV, mu, var, pi, pj, sign, base, c)
 
 
@@ -315,12 +313,10 @@ def _first_gain(p0, DV, mu, var, pi, pj, sign, base, c):
 
 @_inline
 def _scan_marked(marks, best, bestp, near, U, R, DV, mu, var, pi, pj, sign, base, c):
-    """The pruned scan over the marked pairs, eight marks at a time: a pair is skipped whose bound
-    ``U_i + U_j`` is below the best gain found (or equal to it after the best pair: ties go to the lower
-    index), or whose linear bound ``DV (R_i + R_j)`` is below it by more than rounding. The marks are the
-    pairs that pass these tests against the first gain; the best gain only grows, so no other pair could
-    pass them later, and the answer (the largest gain, ties to the lowest index) does not depend on the
-    order of the visits."""
+    """``choose_pair``'s pruned scan (its two bounds and tie rule) over the marked pairs, eight marks at a
+    time. The marks are the pairs that pass the bounds against the first gain; the best gain only grows,
+    so no other pair could pass them later, and the answer (the largest gain, ties to the lowest index)
+    does not depend on the order of the visits."""
     P = pi.size
     words = marks.view(np.uint64)
     for w in range(words.size):
@@ -1068,13 +1064,13 @@ def _system_from_cache(pi, pj, n, C, B, g, m, rows):
     """``_newton_system`` (``mm = False``) from the cached per-pair terms, on the upper triangle of ``B``
     (the sums in the same order, so the same values). ``rows``: the pairs are every pair in row-major
     order and all have samples (``_fit_pass`` checks)."""
+    if rows:
+        _row_sums(C[_C_T], C[_C_GR], C[_C_H], B, g, m, False)
+        return
     P = n.size
     for a in range(m):
         g[a] = 0.0
         B[a, a] = 0.0
-    if rows:
-        _row_sums(C[_C_T], C[_C_GR], C[_C_H], B, g, m, False)
-        return
     for a in range(m):
         row = B[a]
         for b in range(a + 1, m):
@@ -1242,11 +1238,18 @@ def fit_thurstone_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_fl
     the same iterations, gamma and sig2 bit for bit as ``fit_thurstone_ref``. Below ``_FAST_FIT_K``
     alternatives the plain method is the faster one (the cache's bookkeeping outweighs what it saves)."""
     if K < _FAST_FIT_K:
-        G[K] = 0.0
-        return fit_thurstone_ref(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0)
+        return _plain_fit(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0, G)
     none = np.empty(0)
     return _fit_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0, C, G,
                        none, none, none, none)[0]
+
+
+@_inline
+def _plain_fit(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0, G):
+    """Below ``_FAST_FIT_K``: the plain fit, and the cache marked empty (inlined into its callers: at K = 10
+    one more call level costs a twentieth of a decision)."""
+    G[K] = 0.0
+    return fit_thurstone_ref(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0)
 
 
 @_njit
@@ -1255,11 +1258,8 @@ def _fit_cached(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_
     """``fit_thurstone_cached``, returning (iterations, posted). With counts ``nc`` (not empty), where the
     vectorised pass applies with every pair in row-major order, the last iteration's pass also computes
     ``_posterior_reductions`` at its trial (``var``, ``DV``, ``D``), whose sums then overlap the likelihood's;
-    ``posted``: the fit ended at that trial, so they belong to the returned fit."""
-    if K < _FAST_FIT_K:
-        G[K] = 0.0
-        return fit_thurstone_ref(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter,
-                                 nu0), False
+    ``posted``: the fit ended at that trial, so they belong to the returned fit. For ``K >= _FAST_FIT_K``
+    (``fit_thurstone_cached`` and ``ml_decide`` send smaller problems to the plain fit)."""
     scale2 = data_scale2(n, xbar, m2)
     floor = var_floor * scale2
     tol = fit_tol * math.sqrt(scale2)
@@ -1437,10 +1437,8 @@ def ml_decide(K, k, pidx, pi, pj, n, nc, xbar, m2, gamma, sig2, init, var_floor,
 
     The fit uses the samples seen (``n``); the posteriors and eq 13 count pending ones too (``nc``). ``(C, G)``:
     the decisions' fit cache (``new_fit_cache``), which makes the next decision's fit cheaper."""
-    if K < _FAST_FIT_K:
-        G[K] = 0.0
-        iters = fit_thurstone_ref(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter,
-                                  nu0)
+    if K < _FAST_FIT_K:          # the plain fit, posterior and scan
+        iters = _plain_fit(K, pidx, pi, pj, n, xbar, m2, gamma, sig2, init, var_floor, fit_tol, max_iter, nu0, G)
         p, c = _ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var, False)
         return p, c, iters
     DV = np.empty(pi.size)
@@ -1473,7 +1471,7 @@ def _ml_choose(K, k, pidx, pi, pj, nc, gamma, sig2, mu, var, rows):
     _model_means(K, gamma, mu)
     DV = np.empty(pi.size)
     D = np.empty(K)
-    _posterior_reductions(K, nc, sig2, var, DV, D, DV, False)
+    _posterior_reductions(K, nc, sig2, var, DV, D, DV, False)       # (no likelihood: T unread)
     return _choose_given(mu, var, DV, D, nc, pi, pj, k, True)
 
 
